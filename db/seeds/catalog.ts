@@ -1,0 +1,92 @@
+import type { Db } from '../../src/platform/db.ts';
+import { insertProductTrees, type NewProductTree } from '../../src/modules/catalog/repository.ts';
+
+/**
+ * A deterministic catalogue generator: the same seed always yields the same
+ * products (names, skus, prices), so a benchmark dataset can be rebuilt exactly
+ * and reseeding with the same seed adds nothing (skus collide and are skipped).
+ */
+
+export const CUSTOMISATION_TYPES = ['dropdown', 'colour', 'text', 'image', 'typography'] as const;
+
+export interface CatalogShape {
+  steps: number;
+  components: number;
+  customisations: number;
+}
+export const DEFAULT_SHAPE: CatalogShape = { steps: 5, components: 4, customisations: 3 };
+
+/** mulberry32: tiny, fast, good enough for test data, and identical on every platform. */
+export function createRng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ADJECTIVES = ['Classic', 'Modern', 'Rustic', 'Urban', 'Nordic', 'Vintage', 'Compact', 'Deluxe', 'Heritage', 'Studio', 'Coastal', 'Signature'];
+const MATERIALS = ['Oak', 'Walnut', 'Linen', 'Leather', 'Ceramic', 'Steel', 'Bamboo', 'Velvet', 'Canvas', 'Marble', 'Cotton', 'Brass'];
+const PRODUCTS = ['Dining Table', 'Armchair', 'Bookshelf', 'Desk', 'Sofa', 'Bed Frame', 'Lamp', 'Backpack', 'Wallet', 'Mug', 'Notebook', 'T-Shirt', 'Hoodie', 'Sneaker', 'Watch', 'Phone Case'];
+const STEPS = ['Choose a size', 'Pick a material', 'Select a finish', 'Add engraving', 'Choose a colour', 'Pick accessories', 'Select packaging', 'Add a gift note', 'Choose hardware', 'Select a pattern'];
+const COMPONENTS = ['Frame', 'Top', 'Legs', 'Handle', 'Strap', 'Cover', 'Lining', 'Base', 'Trim', 'Label', 'Buttons', 'Print area'];
+const OPTIONS: Record<(typeof CUSTOMISATION_TYPES)[number], string[]> = {
+  dropdown: ['Small', 'Medium', 'Large', 'Extra large', 'Standard', 'Premium'],
+  colour: ['Midnight Blue', 'Forest Green', 'Charcoal', 'Ivory', 'Terracotta', 'Sand', 'Crimson'],
+  text: ['Initials', 'Custom message', 'Name', 'Date', 'Monogram'],
+  image: ['Logo upload', 'Photo print', 'Pattern upload', 'Artwork'],
+  typography: ['Serif', 'Sans-serif', 'Script', 'Monospace', 'Slab'],
+};
+
+const pick = <T>(rng: () => number, items: readonly T[]): T => items[Math.floor(rng() * items.length)]!;
+
+/** A price with two decimals; about a quarter fall below 1.00. */
+function price(rng: () => number): string {
+  const cents = rng() < 0.25 ? 1 + Math.floor(rng() * 99) : 100 + Math.floor(rng() * 24_900);
+  return (cents / 100).toFixed(2);
+}
+
+export function generateProductTree(seed: number, index: number, shape: CatalogShape = DEFAULT_SHAPE): NewProductTree {
+  // One stream per product: product i is the same whatever the batch it falls in.
+  const rng = createRng((seed * 1_000_003 + index) >>> 0);
+  return {
+    name: `${pick(rng, ADJECTIVES)} ${pick(rng, MATERIALS)} ${pick(rng, PRODUCTS)}`,
+    sku: `S${seed}-${String(index + 1).padStart(6, '0')}`,
+    steps: Array.from({ length: shape.steps }, (_, s) => ({
+      name: pick(rng, STEPS),
+      order: s + 1,
+      components: Array.from({ length: shape.components }, (_, c) => ({
+        name: pick(rng, COMPONENTS),
+        position: c + 1,
+        customisations: Array.from({ length: shape.customisations }, () => {
+          const type = pick(rng, CUSTOMISATION_TYPES);
+          return { name: pick(rng, OPTIONS[type]), type, price: price(rng) };
+        }),
+      })),
+    })),
+  };
+}
+
+export interface SeedOptions {
+  products: number;
+  seed: number;
+  batchSize?: number;
+  shape?: CatalogShape;
+  onProgress?: (done: number, total: number, inserted: number) => void;
+}
+
+/** Inserts the generated catalogue in batches, one transaction per batch. Returns products inserted. */
+export async function seedCatalog(db: Db, options: SeedOptions): Promise<number> {
+  const batchSize = options.batchSize ?? 500;
+  let inserted = 0;
+  for (let start = 0; start < options.products; start += batchSize) {
+    const end = Math.min(options.products, start + batchSize);
+    const trees = Array.from({ length: end - start }, (_, i) => generateProductTree(options.seed, start + i, options.shape));
+    inserted += await db.transaction().execute((trx) => insertProductTrees(trx, trees));
+    options.onProgress?.(end, options.products, inserted);
+  }
+  return inserted;
+}

@@ -1,0 +1,24 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../../src/platform/db.ts';
+import { countProducts } from '../../src/modules/catalog/repository.ts';
+import { countUsers } from '../../src/modules/auth/repository.ts';
+import type { AuthService } from '../../src/modules/auth/service.ts';
+import { seedCatalog } from './catalog.ts';
+
+export const DEMO_EMAIL = 'demo@example.com';
+const DEMO_PRODUCTS = 50;
+const DEMO_SEED = 1;
+
+/**
+ * Fills an empty embedded database with a demo catalogue and one demo user. Only
+ * main.ts calls it, and only for the embedded database: a PostgreSQL server is
+ * never seeded behind its operator's back. Returns the generated credentials
+ * (to be shown once) or null when the database already had data.
+ */
+export async function seedDemoIfEmpty(db: Db, auth: AuthService): Promise<{ email: string; password: string } | null> {
+  if ((await countUsers(db)) > 0 || (await countProducts(db)) > 0) return null;
+  await seedCatalog(db, { products: DEMO_PRODUCTS, seed: DEMO_SEED });
+  const password = randomBytes(15).toString('base64url');
+  await auth.createUser({ name: 'Demo User', email: DEMO_EMAIL, password, isAdmin: true });
+  return { email: DEMO_EMAIL, password };
+}

@@ -1,0 +1,115 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The only reader of process.env. Every other module receives the frozen Config
+ * object, so a setting is parsed, validated and defaulted in exactly one place.
+ */
+
+const optionalNonEmpty = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
+const intInRange = (min: number, max: number) =>
+  z.coerce
+    .number({ error: `must be a whole number between ${min} and ${max}` })
+    .int({ error: `must be a whole number between ${min} and ${max}` })
+    .min(min, { error: `must be a whole number between ${min} and ${max}` })
+    .max(max, { error: `must be a whole number between ${min} and ${max}` });
+
+const optionalInt = (min: number, max: number) =>
+  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), intInRange(min, max).optional());
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: intInRange(0, 65535).default(4000),
+  HOST: z.string().trim().min(1).default('127.0.0.1'),
+  DATABASE_URL: optionalNonEmpty.pipe(
+    z
+      .string()
+      .refine((v) => /^postgres(ql)?:\/\//.test(v), {
+        error: 'must be a postgres:// or postgresql:// URL',
+      })
+      .optional(),
+  ),
+  DATA_DIR: z.string().trim().min(1).default('./.data'),
+  DATABASE_POOL_SIZE: intInRange(1, 200).default(10),
+  TOKEN_EXPIRATION_MINUTES: optionalInt(1, 525_600_00),
+  TOKEN_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{0,32}$/, { error: 'may hold only A-Z a-z 0-9 _ - (at most 32)' })
+    .default(''),
+  MAX_PAGE_SIZE: intInRange(1, 10_000).default(100),
+  GRAPHQL_MAX_DEPTH: intInRange(1, 100).default(10),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z.array(
+        z.string().regex(/^https?:\/\/[^/\s]+$/, {
+          error: 'must be a comma-separated list of origins like https://shop.example.com',
+        }),
+      ),
+    ),
+});
+
+export type Config = Readonly<{
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  /** Unset: the embedded PostgreSQL under dataDir. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  databasePoolSize: number;
+  tokenExpirationMinutes: number | undefined;
+  tokenPrefix: string;
+  maxPageSize: number;
+  graphqlMaxDepth: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  corsOrigins: readonly string[];
+}>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment once, reporting every bad variable together. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const name = String(issue.path[0] ?? '?');
+        const raw = env[name];
+        return `${name}=${JSON.stringify(raw ?? '')}: ${issue.message}`;
+      }),
+    );
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    tokenExpirationMinutes: e.TOKEN_EXPIRATION_MINUTES,
+    tokenPrefix: e.TOKEN_PREFIX,
+    maxPageSize: e.MAX_PAGE_SIZE,
+    graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
+    logLevel: e.LOG_LEVEL,
+    corsOrigins: Object.freeze(e.CORS_ORIGINS),
+  });
+}

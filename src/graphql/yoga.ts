@@ -1,0 +1,88 @@
+import { useDepthLimit } from '@envelop/depth-limit';
+import { useGenericAuth } from '@envelop/generic-auth';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import type { GraphQLSchema } from 'graphql';
+import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
+import type { Config } from '../config.ts';
+import type { Db } from '../platform/db.ts';
+import { unauthenticatedGraphQLError } from '../platform/errors.ts';
+import type { Logger } from '../platform/logger.ts';
+import { createCatalogLoaders } from '../modules/catalog/loaders.ts';
+import type { SessionUser } from '../modules/auth/service.ts';
+import type { GraphQLContext, ServerContext } from './context.ts';
+
+export const GRAPHQL_PATH = '/graphql';
+
+const EXAMPLE_QUERY = `# Put your token in the Headers tab below, then run this query.
+query Product {
+  product(id: "1") {
+    id
+    name
+    sku
+    steps {
+      id
+      name
+      order
+      components {
+        id
+        name
+        customisations { id name type price }
+      }
+    }
+  }
+}
+`;
+
+const GRAPHIQL_OPTIONS: GraphiQLOptions = {
+  title: 'Product Configuration Service',
+  defaultQuery: EXAMPLE_QUERY,
+  headers: JSON.stringify({ Authorization: 'Bearer <token from POST /api/v1/login>' }, null, 2),
+  isHeadersEditorEnabled: true,
+  shouldPersistHeaders: false,
+};
+
+// The self-contained GraphiQL bundle is ~9 MB of HTML; render it once, not per request.
+let graphiqlPage: string | undefined;
+const renderGraphiQLOnce = (options: GraphiQLOptions) => (graphiqlPage ??= renderGraphiQL(options));
+
+export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Logger; schema: GraphQLSchema }) {
+  const { config, db, logger, schema } = deps;
+  return createYoga<ServerContext, GraphQLContext>({
+    schema,
+    graphqlEndpoint: GRAPHQL_PATH,
+    graphiql: GRAPHIQL_OPTIONS,
+    renderGraphiQL: renderGraphiQLOnce,
+    landingPage: false,
+    // The dispatcher owns /health and /ready (they need no token and report the database).
+    healthCheckEndpoint: '/__yoga_health_unused',
+    // Internal errors are masked in every NODE_ENV: no stack, SQL or file path leaves.
+    maskedErrors: { isDev: false },
+    cors: false,
+    batching: false,
+    logging: {
+      debug: (...args) => logger.debug({ args }, 'yoga'),
+      info: (...args) => logger.info({ args }, 'yoga'),
+      warn: (...args) => logger.warn({ args }, 'yoga'),
+      error: (...args) => logger.error({ args: args.map(String) }, 'yoga'),
+    },
+    context: ({ session, ip }): GraphQLContext => ({
+      session,
+      ip,
+      config,
+      db,
+      loaders: { catalog: createCatalogLoaders(db) },
+    }),
+    plugins: [
+      // Defence in depth: the dispatcher already refuses requests without a valid
+      // token; should one reach execution, it still gets SPEC's 401 body.
+      useGenericAuth<SessionUser, GraphQLContext>({
+        mode: 'protect-all',
+        resolveUserFn: (ctx) => ctx.session?.user ?? null,
+        validateUser: ({ user }) => (user ? undefined : unauthenticatedGraphQLError()),
+      }),
+      useDepthLimit({ maxDepth: config.graphqlMaxDepth }),
+    ],
+  });
+}
+
+export type GraphQLHandler = ReturnType<typeof createGraphQLHandler>;

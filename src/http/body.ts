@@ -1,0 +1,48 @@
+import type { IncomingMessage } from 'node:http';
+import { HttpError } from '../platform/errors.ts';
+
+/**
+ * Reads a request body of at most `limit` bytes. A declared Content-Length over
+ * the limit is refused before a byte is read; an undeclared one is cut off as
+ * soon as it passes the limit, so an oversized body is never buffered whole.
+ */
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (declared > limit) throw payloadTooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw payloadTooLarge(limit);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function payloadTooLarge(limit: number): HttpError {
+  // The rest of the body is never read, so the connection cannot be reused.
+  return new HttpError(413, `The request body is larger than ${limit} bytes.`, { headers: { Connection: 'close' } });
+}
+
+/**
+ * A REST body as a plain object: JSON, or an HTML form (what Laravel clients may
+ * send). Malformed JSON, or JSON that is not an object, is a 400.
+ */
+export async function readObjectBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
+  const raw = await readBody(req, limit);
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  if (type.startsWith('application/x-www-form-urlencoded')) {
+    return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+  }
+  if (raw.length === 0) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'The request body is not valid JSON.');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new HttpError(400, 'The request body must be a JSON object.');
+  }
+  return parsed as Record<string, unknown>;
+}

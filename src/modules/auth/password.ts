@@ -1,0 +1,51 @@
+import { hash, verify, type Algorithm } from '@node-rs/argon2';
+
+// Algorithm is an ambient const enum, which isolated modules cannot read; 2 is its Argon2id.
+const ARGON2ID = 2 as Algorithm;
+
+/**
+ * Password hashing parameters, in one place. argon2id at OWASP's recommended
+ * minimum or above (m = 19 MiB, t = 2, p = 1). A stored hash made with other
+ * parameters is upgraded on the next successful login (see needsRehash).
+ */
+export const PASSWORD_HASH_PARAMS = {
+  algorithm: ARGON2ID,
+  memoryCost: 19_456, // KiB
+  timeCost: 2,
+  parallelism: 1,
+} as const;
+
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, PASSWORD_HASH_PARAMS);
+}
+
+export async function verifyPassword(phc: string, password: string): Promise<boolean> {
+  try {
+    return await verify(phc, password);
+  } catch {
+    // A corrupt stored hash is a failed login, never a 500.
+    return false;
+  }
+}
+
+/** True when a PHC string was made with parameters other than the current ones. */
+export function needsRehash(phc: string): boolean {
+  const match = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$/.exec(phc);
+  if (!match) return true;
+  return (
+    Number(match[1]) !== PASSWORD_HASH_PARAMS.memoryCost ||
+    Number(match[2]) !== PASSWORD_HASH_PARAMS.timeCost ||
+    Number(match[3]) !== PASSWORD_HASH_PARAMS.parallelism
+  );
+}
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * A hash of a random password with the current parameters, verified against when
+ * the email is unknown so that unknown users cost the same time as wrong passwords.
+ */
+export function getDummyHash(): Promise<string> {
+  dummyHash ??= hashPassword(`dummy-${Math.random()}-${Date.now()}`);
+  return dummyHash;
+}

@@ -1,0 +1,30 @@
+import type { Generated } from 'kysely';
+
+export interface UserTable {
+  id: Generated<string>;
+  name: string;
+  /** Always stored lowercased; a CHECK constraint holds it to that. */
+  email: string;
+  /** argon2id PHC string. */
+  password_hash: string;
+  is_admin: Generated<boolean>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface PersonalAccessTokenTable {
+  /** The `<token_id>` before the pipe of a bearer token. */
+  id: Generated<string>;
+  user_id: string;
+  name: string;
+  /** sha256 hex of everything after the pipe; the secret itself is never stored. */
+  token_hash: string;
+  last_used_at: Date | null;
+  expires_at: Date | null;
+  created_at: Generated<Date>;
+}
+
+export interface AuthTables {
+  users: UserTable;
+  personal_access_tokens: PersonalAccessTokenTable;
+}

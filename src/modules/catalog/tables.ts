@@ -1,0 +1,42 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Row shapes of the catalog tables as pg returns them: bigint ids and numeric
+ * prices arrive as strings, which the mappers turn into GraphQL values.
+ */
+export interface ProductTable {
+  id: Generated<string>;
+  name: string;
+  sku: string;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface StepTable {
+  id: Generated<string>;
+  product_id: string;
+  name: string;
+  order: number;
+}
+
+export interface ComponentTable {
+  id: Generated<string>;
+  step_id: string;
+  name: string;
+  position: number;
+}
+
+export interface CustomisationTable {
+  id: Generated<string>;
+  component_id: string;
+  name: string;
+  type: string;
+  price: string;
+}
+
+export interface CatalogTables {
+  products: ProductTable;
+  steps: StepTable;
+  components: ComponentTable;
+  customisations: CustomisationTable;
+}

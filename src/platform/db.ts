@@ -1,0 +1,67 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
+import pg from 'pg';
+import type { AuthTables } from '../modules/auth/tables.ts';
+import type { CatalogTables } from '../modules/catalog/tables.ts';
+import type { Logger } from './logger.ts';
+
+export type Database = AuthTables & CatalogTables;
+export type Db = Kysely<Database>;
+
+/** Called once per SQL statement sent; tests count statements with it, metrics time them. */
+export type QueryObserver = (event: { sql: string; durationMs: number; failed: boolean }) => void;
+
+export interface DatabaseHandle {
+  db: Db;
+  /** 'postgres' (DATABASE_URL) or 'embedded' (PGlite under DATA_DIR). */
+  kind: 'postgres' | 'embedded';
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  poolSize: number;
+  logger: Logger;
+  onQuery?: QueryObserver | undefined;
+}
+
+// pg's and PGlite's OIDs for int8 and numeric: both back ends hand these over as
+// strings so that ids and prices never pass through a lossy float on the way in.
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+export async function createDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  const log = (event: LogEvent) => {
+    options.onQuery?.({
+      sql: event.query.sql,
+      durationMs: event.queryDurationMillis,
+      failed: event.level === 'error',
+    });
+  };
+
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize,
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 30_000,
+    });
+    // Without a listener, an idle client dropped by the server emits 'error' on
+    // the pool and takes the whole process down.
+    pool.on('error', (err) => options.logger.warn({ err: { message: err.message } }, 'idle database connection lost'));
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+    return { db, kind: 'postgres', close: () => db.destroy() };
+  }
+
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGliteDialect } = await import('kysely-pglite-dialect');
+  const dir = path.join(options.dataDir, 'pglite');
+  await fs.mkdir(dir, { recursive: true });
+  const pglite = await PGlite.create(dir, {
+    parsers: { [INT8_OID]: (v: string) => v, [NUMERIC_OID]: (v: string) => v },
+  });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), log });
+  return { db, kind: 'embedded', close: () => db.destroy() };
+}
