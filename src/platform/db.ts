@@ -32,36 +32,51 @@ export interface DatabaseOptions {
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
-export async function createDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  const log = (event: LogEvent) => {
-    options.onQuery?.({
-      sql: event.query.sql,
-      durationMs: event.queryDurationMillis,
-      failed: event.level === 'error',
-    });
-  };
+function queryLogger(onQuery: QueryObserver | undefined) {
+  return (event: LogEvent) =>
+    onQuery?.({ sql: event.query.sql, durationMs: event.queryDurationMillis, failed: event.level === 'error' });
+}
 
-  if (options.databaseUrl) {
-    const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max: options.poolSize,
-      connectionTimeoutMillis: 5_000,
-      idleTimeoutMillis: 30_000,
-    });
-    // Without a listener, an idle client dropped by the server emits 'error' on
-    // the pool and takes the whole process down.
-    pool.on('error', (err) => options.logger.warn({ err: { message: err.message } }, 'idle database connection lost'));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
-    return { db, kind: 'postgres', close: () => db.destroy() };
-  }
+/** PGlite options shared by every embedded instance (the server's and the tests'). */
+export const PGLITE_OPTIONS = {
+  parsers: { [INT8_OID]: (v: string) => v, [NUMERIC_OID]: (v: string) => v },
+};
 
-  const { PGlite } = await import('@electric-sql/pglite');
+export function createPostgresDatabase(options: {
+  databaseUrl: string;
+  poolSize: number;
+  logger: Logger;
+  onQuery?: QueryObserver | undefined;
+}): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: options.databaseUrl,
+    max: options.poolSize,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // Without a listener, an idle client dropped by the server emits 'error' on
+  // the pool and takes the whole process down.
+  pool.on('error', (err) => options.logger.warn({ err: { message: err.message } }, 'idle database connection lost'));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: queryLogger(options.onQuery) });
+  return { db, kind: 'postgres', close: () => db.destroy() };
+}
+
+/** Wraps an open PGlite instance; Kysely serialises access to its single connection. */
+export async function createPGliteDatabase(
+  pglite: import('@electric-sql/pglite').PGlite,
+  onQuery?: QueryObserver,
+): Promise<DatabaseHandle> {
   const { PGliteDialect } = await import('kysely-pglite-dialect');
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), log: queryLogger(onQuery) });
+  return { db, kind: 'embedded', close: () => db.destroy() };
+}
+
+/** PostgreSQL when a URL is configured; otherwise PGlite persisted under dataDir/pglite. */
+export async function createDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl) return createPostgresDatabase({ ...options, databaseUrl: options.databaseUrl });
+  // Loaded only when used: the WASM module costs memory a PostgreSQL deployment never needs.
+  const { PGlite } = await import('@electric-sql/pglite');
   const dir = path.join(options.dataDir, 'pglite');
   await fs.mkdir(dir, { recursive: true });
-  const pglite = await PGlite.create(dir, {
-    parsers: { [INT8_OID]: (v: string) => v, [NUMERIC_OID]: (v: string) => v },
-  });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), log });
-  return { db, kind: 'embedded', close: () => db.destroy() };
+  return createPGliteDatabase(await PGlite.create(dir, PGLITE_OPTIONS), options.onQuery);
 }

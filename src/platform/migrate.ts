@@ -1,15 +1,31 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { FileMigrationProvider, Migrator, type Kysely, type MigrationResultSet } from 'kysely';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Migrator, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../db/migrations', import.meta.url));
 
+/**
+ * Kysely's FileMigrationProvider, but importing from this module: its import()
+ * then runs through whatever loader runs the app (tsx, vitest), so migrations can
+ * stay TypeScript files without a build step.
+ */
+const fileProvider: MigrationProvider = {
+  async getMigrations() {
+    const files = (await fs.readdir(MIGRATIONS_DIR))
+      .filter((f) => /\.(ts|js|mjs)$/.test(f) && !f.endsWith('.d.ts'))
+      .sort();
+    const migrations: Record<string, Migration> = {};
+    for (const file of files) {
+      const module = (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as Migration;
+      migrations[file.replace(/\.(ts|js|mjs)$/, '')] = module;
+    }
+    return migrations;
+  },
+};
+
 function createMigrator(db: Kysely<any>): Migrator {
-  return new Migrator({
-    db,
-    provider: new FileMigrationProvider({ fs, path, migrationFolder: MIGRATIONS_DIR }),
-  });
+  return new Migrator({ db, provider: fileProvider });
 }
 
 /**

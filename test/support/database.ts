@@ -1,0 +1,68 @@
+import fs from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import {
+  createPGliteDatabase,
+  createPostgresDatabase,
+  PGLITE_OPTIONS,
+  type DatabaseHandle,
+} from '../../src/platform/db.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+
+/** Every SQL statement the app sends, for statement-count assertions. */
+export class QueryLog {
+  statements: string[] = [];
+  record = (event: { sql: string }) => {
+    this.statements.push(event.sql);
+  };
+  reset() {
+    this.statements = [];
+  }
+  get count() {
+    return this.statements.length;
+  }
+}
+
+export interface TestDatabase {
+  handle: DatabaseHandle;
+  queries: QueryLog;
+  /** A connection string when the back end is a PostgreSQL server (for tests that need a second pool). */
+  url: string | undefined;
+  drop(): Promise<void>;
+}
+
+/** A freshly migrated database of its own for one test file. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const info = inject('testDatabase');
+  const queries = new QueryLog();
+  if (info.kind === 'postgres') {
+    const name = `${info.template}_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: info.adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${info.template}`);
+    const url = new URL(info.adminUrl);
+    url.pathname = `/${name}`;
+    const handle = createPostgresDatabase({
+      databaseUrl: url.toString(),
+      poolSize: 10,
+      logger: createLogger('silent'),
+      onQuery: queries.record,
+    });
+    return {
+      handle,
+      queries,
+      url: url.toString(),
+      async drop() {
+        await handle.close();
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.end();
+      },
+    };
+  }
+  const { PGlite } = await import('@electric-sql/pglite');
+  const dump = new Blob([await fs.readFile(info.dumpFile)]);
+  const pglite = await PGlite.create({ ...PGLITE_OPTIONS, loadDataDir: dump });
+  const handle = await createPGliteDatabase(pglite, queries.record);
+  return { handle, queries, url: undefined, drop: () => handle.close() };
+}
