@@ -11,6 +11,7 @@ import { createCatalogLoaders } from '../modules/catalog/loaders.ts';
 import type { SessionUser } from '../modules/auth/service.ts';
 import type { GraphQLContext, ServerContext } from './context.ts';
 import { useGraphQLLimits } from './limits.ts';
+import { MASKED_ERROR_MESSAGE, maskErrorEverywhere, useOperationSelection, useVariableInputErrors } from './request-errors.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -64,7 +65,7 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
     // The dispatcher owns /health and /ready (they need no token and report the database).
     healthCheckEndpoint: '/__yoga_health_unused',
     // Internal errors are masked in every NODE_ENV: no stack, SQL or file path leaves.
-    maskedErrors: { isDev: false },
+    maskedErrors: { isDev: false, errorMessage: MASKED_ERROR_MESSAGE, maskError: maskErrorEverywhere },
     // CORS is answered by the dispatcher (src/http/cors.ts) for REST and GraphQL alike.
     cors: false,
     batching: false,
@@ -94,6 +95,8 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
       // GET queries and form or text/plain posts run only with a preflight-forcing header.
       useCSRFPrevention({ requestHeaders: [...CSRF_HEADERS] }),
       useGraphQLLimits(config),
+      useOperationSelection(),
+      useVariableInputErrors(),
     ],
   });
 }
