@@ -12,6 +12,7 @@ import {
   isObjectType,
   SchemaMetaFieldDef,
   TypeMetaFieldDef,
+  type DocumentNode,
   type FragmentDefinitionNode,
   type GraphQLField,
   type GraphQLNamedType,
@@ -22,6 +23,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.ts';
 
 /**
@@ -202,4 +204,25 @@ export function useGraphQLLimits(config: LimitsConfig): Plugin {
       for (const rule of rules) addValidationRule(rule);
     },
   };
+}
+
+/** Total document text Yoga's parse caches may hold (JS strings: two bytes a character). */
+const CACHED_DOCUMENT_CHARS = 4 * 1024 * 1024;
+
+/**
+ * Yoga's parse caches, bounded by the size of what they hold. Its default keeps
+ * 1024 documents of any size, keyed by their text: with bodies up to 1 MB that
+ * is a gigabyte an authenticated client could pin with 1024 distinct padded
+ * documents. Here the cached document texts total at most 4 Mi characters (a
+ * document bigger than that is simply not cached).
+ */
+export function createParseCaches() {
+  const bounded = <T extends {}>() =>
+    new LRUCache<string, T>({
+      max: 1024,
+      ttl: 3_600_000,
+      maxSize: CACHED_DOCUMENT_CHARS,
+      sizeCalculation: (_value, key) => Math.max(1, key.length),
+    });
+  return { documentCache: bounded<DocumentNode>(), errorCache: bounded<object>() };
 }

@@ -10,7 +10,7 @@ import type { Logger } from '../platform/logger.ts';
 import { createCatalogLoaders } from '../modules/catalog/loaders.ts';
 import type { SessionUser } from '../modules/auth/service.ts';
 import type { GraphQLContext, ServerContext } from './context.ts';
-import { useGraphQLLimits } from './limits.ts';
+import { createParseCaches, useGraphQLLimits } from './limits.ts';
 import { MASKED_ERROR_MESSAGE, maskErrorEverywhere, useOperationSelection, useVariableInputErrors } from './request-errors.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -71,6 +71,7 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
     batching: false,
     // Caps streamed (chunked) bodies; declared lengths are refused by the dispatcher first.
     maxRequestBodySize: config.graphqlMaxBodyBytes,
+    parserAndValidationCache: createParseCaches(),
     logging: {
       debug: (...args) => logger.debug({ args }, 'yoga'),
       info: (...args) => logger.info({ args }, 'yoga'),
