@@ -4,8 +4,7 @@ import type { GraphQLHandler } from '../graphql/yoga.ts';
 import { GRAPHQL_PATH } from '../graphql/yoga.ts';
 import { HttpError, UNAUTHENTICATED_MESSAGE, BEARER_CHALLENGE, unauthenticatedHttpError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { Cors } from './cors.ts';
-import { isCorsPath } from './cors.ts';
+import { isCorsPath, type Cors } from './cors.ts';
 import { sendHttpError, sendJson } from './respond.ts';
 import { createRouter, type Route } from './router.ts';
 
@@ -116,7 +115,7 @@ export function createHttpServer(
   listener: http.RequestListener,
   timeouts: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number },
 ): http.Server {
-  const server = http.createServer(
+  return http.createServer(
     {
       headersTimeout: timeouts.headersTimeoutMs,
       requestTimeout: timeouts.requestTimeoutMs,
@@ -125,5 +124,4 @@ export function createHttpServer(
     },
     listener,
   );
-  return server;
 }
