@@ -43,7 +43,7 @@ const envSchema = z.object({
     .default(''),
   MAX_PAGE_SIZE: intInRange(1, 10_000).default(100),
   // GraphQL edge limits (README "GraphQL limits and security" says why each default).
-  GRAPHQL_MAX_DEPTH: intInRange(1, 100).default(15),
+  GRAPHQL_MAX_DEPTH: intInRange(1, 100).default(10),
   GRAPHQL_MAX_TOKENS: intInRange(10, 1_000_000).default(1000),
   GRAPHQL_MAX_ALIASES: intInRange(0, 10_000).default(15),
   GRAPHQL_MAX_DIRECTIVES: intInRange(0, 10_000).default(50),

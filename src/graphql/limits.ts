@@ -1,5 +1,5 @@
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
-import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { useDepthLimit } from '@envelop/depth-limit';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import {
   GraphQLError,
@@ -182,26 +182,40 @@ export function costLimitRule(options: { maxCost: number; maxPageSize: number })
   };
 }
 
-/** Yoga plugins enforcing tokens, depth, aliases, directives and cost. */
+// graphql-depth-limit's wording: "'<operation>' exceeds maximum operation depth of <n>".
+const DEPTH_LIMIT_MESSAGE = /exceeds maximum operation depth of (\d+)$/;
+
+/**
+ * Yoga plugins enforcing tokens, depth, aliases, directives and cost. Depth is
+ * @envelop/depth-limit (graphql-depth-limit), which skips introspection fields:
+ * introspection resolves in memory, and its nesting is bounded by the token limit.
+ */
 export function useGraphQLLimits(config: LimitsConfig): Plugin {
   const rules: ValidationRule[] = [
-    // Introspection counts too: __type { fields { type { fields … } } } is a cycle.
-    maxDepthRule({
-      n: config.graphqlMaxDepth,
-      ignoreIntrospection: false,
-      flattenFragments: true,
-      onReject: rejectWithLimitError,
-    }),
     maxAliasesRule({ n: config.graphqlMaxAliases, onReject: rejectWithLimitError }),
     maxDirectivesRule({ n: config.graphqlMaxDirectives, onReject: rejectWithLimitError }),
     costLimitRule({ maxCost: config.graphqlMaxCost, maxPageSize: config.maxPageSize }),
   ];
   return {
+    onPluginInit({ addPlugin }) {
+      addPlugin(useDepthLimit({ maxDepth: config.graphqlMaxDepth }) as Plugin);
+    },
     onParams({ params }) {
       if (typeof params.query === 'string') assertTokenLimit(params.query, config.graphqlMaxTokens);
     },
     onValidate({ addValidationRule }) {
       for (const rule of rules) addValidationRule(rule);
+      // The depth rule reports a bare validation error; give it the same code and
+      // 400 as every other limit.
+      return ({ result, setResult }) => {
+        if (!result.some((e) => DEPTH_LIMIT_MESSAGE.test(e.message))) return;
+        setResult(
+          result.map((e) => {
+            const depth = DEPTH_LIMIT_MESSAGE.exec(e.message);
+            return depth ? limitError(`Query depth limit of ${depth[1]} exceeded.`) : e;
+          }),
+        );
+      };
     },
   };
 }
