@@ -5,9 +5,10 @@ const require = createRequire(import.meta.url);
 
 export default defineConfig({
   resolve: {
-    // graphql 16 ships CJS (index.js) and ESM (index.mjs); Node and every
-    // dependency load the CJS one, Vite would pick the ESM one for src/ files, and
-    // graphql refuses schema objects from "another realm". One copy for all.
+    // graphql 16 ships CJS (main) and ESM (module) side by side. Node, and so
+    // every dependency vitest leaves to Node (@apollo/subgraph, Yoga), loads the
+    // CJS build; without this alias vite would hand our own files the ESM one, and
+    // a schema built by one copy fails instanceof checks in the other.
     alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
   },
   test: {
