@@ -10,6 +10,7 @@ import type { Logger } from '../platform/logger.ts';
 import { createCatalogLoaders } from '../modules/catalog/loaders.ts';
 import type { SessionUser } from '../modules/auth/service.ts';
 import type { GraphQLContext, ServerContext } from './context.ts';
+import { maskDatabaseUnavailable, useOperationName } from './operations.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -56,7 +57,7 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
     // The dispatcher owns /health and /ready (they need no token and report the database).
     healthCheckEndpoint: '/__yoga_health_unused',
     // Internal errors are masked in every NODE_ENV: no stack, SQL or file path leaves.
-    maskedErrors: { isDev: false },
+    maskedErrors: { isDev: false, maskError: maskDatabaseUnavailable },
     cors: false,
     batching: false,
     logging: {
@@ -81,6 +82,7 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
         validateUser: ({ user }) => (user ? undefined : unauthenticatedGraphQLError()),
       }),
       useDepthLimit({ maxDepth: config.graphqlMaxDepth }),
+      useOperationName(),
     ],
   });
 }
