@@ -5,7 +5,6 @@ import pg from 'pg';
 import type { AuthTables } from '../modules/auth/tables.ts';
 import type { CatalogTables } from '../modules/catalog/tables.ts';
 import type { Logger } from './logger.ts';
-import { discardBrokenClients } from './pg-pool.ts';
 
 export type Database = AuthTables & CatalogTables;
 export type Db = Kysely<Database>;
@@ -90,7 +89,7 @@ export function createPostgresDatabase(options: {
   // process; the query itself still fails and the request answers 503.
   pool.on('connect', (client) => client.on('error', () => {}));
   const observers = queryObservers(options.onQuery);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardBrokenClients(pool) }), log: observers.log });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: observers.log });
   return {
     db,
     kind: 'postgres',
