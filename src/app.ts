@@ -68,6 +68,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const server = createHttpServer(
     observeRequests(createRequestListener({ routes, graphql, auth, logger }), { logger, metrics, lifecycle, routes }),
   );
+  lifecycle.attach(server);
 
   let closing: Promise<void> | undefined;
   return {
