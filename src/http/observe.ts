@@ -46,6 +46,7 @@ function loginOutcome(status: number): LoginOutcome {
   if (status === 401) return 'failed';
   if (status === 429) return 'throttled';
   if (status === 400 || status === 413 || status === 415 || status === 422) return 'invalid';
+  if (status === 503) return 'unavailable';
   return 'error';
 }
 

@@ -12,7 +12,7 @@ const SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 const MAX_OPERATION_NAMES = 200;
 const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
 
-export type LoginOutcome = 'ok' | 'failed' | 'throttled' | 'invalid' | 'error';
+export type LoginOutcome = 'ok' | 'failed' | 'throttled' | 'invalid' | 'unavailable' | 'error';
 
 export interface RequestObservation {
   method: string;
@@ -62,7 +62,7 @@ export function createMetrics(): Metrics {
   });
   const logins = new Counter({
     name: 'auth_logins_total',
-    help: 'Login attempts by outcome: ok, failed (bad credentials), throttled, invalid (bad request), error.',
+    help: 'Login attempts by outcome: ok, failed (bad credentials), throttled, invalid (bad request), unavailable (503), error.',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
