@@ -22,9 +22,14 @@ export function createLifecycle(initial: Phase = 'serving') {
   const connections = new Map<net.Socket, Connection>();
   const inFlight = new Set<ServerResponse>();
 
-  /** A connection with nothing in flight that has already served a request: the client must expect it to close. */
+  /**
+   * A keep-alive connection with nothing in flight that has already served a
+   * request: its client must expect it to close (and retry on a reused connection).
+   * Destroyed, not ended: after a half-close Node would still read, and start, a
+   * next request whose response could no longer be sent.
+   */
   const closeIfIdle = (socket: net.Socket, c: Connection) => {
-    if (c.active === 0 && c.served > 0) socket.end();
+    if (c.active === 0 && c.served > 0) socket.destroy();
   };
 
   return {

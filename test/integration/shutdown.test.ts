@@ -101,24 +101,38 @@ async function login(url: string): Promise<string> {
   return ((await res.json()) as { data: { token: string } }).data.token;
 }
 
-/** Headers of a login whose body is held back: the request stays in flight until we send it. */
+/**
+ * Headers of a login whose body is held back: the request stays in flight until
+ * we send it. `Expect: 100-continue` makes the server say when it has read them,
+ * so the request is known to be accepted (not merely queued in the kernel).
+ */
 async function startHeldLogin(port: number, id: string) {
   const socket = net.connect(port, '127.0.0.1');
   await new Promise<void>((r) => socket.once('connect', () => r()));
   const body = JSON.stringify(credentials);
   socket.write(
     `POST /api/v1/login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\nX-Request-Id: ${id}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
+      `Expect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
   );
   let received = '';
-  socket.setEncoding('utf8').on('data', (c: string) => (received += c));
+  let onData = () => {};
+  socket.setEncoding('utf8').on('data', (c: string) => {
+    received += c;
+    onData();
+  });
   socket.on('error', () => {});
   const closed = new Promise<void>((r) => socket.once('close', () => r()));
   return {
+    accepted: () =>
+      new Promise<void>((resolve) => {
+        onData = () => received.startsWith('HTTP/1.1 100') && resolve();
+        onData();
+      }),
     finish: () => socket.write(body),
+    /** The final response, after the interim 100 Continue. */
     response: async () => {
       await closed;
-      return received;
+      return received.replace(/^HTTP\/1\.1 100 [^\r]*\r\n\r\n/, '');
     },
     closed,
   };
@@ -151,7 +165,7 @@ describe('SIGTERM under load', () => {
       while (outcomes.length < 40) await new Promise((r) => setTimeout(r, 20));
 
       const held = await startHeldLogin(port, 'held-login');
-      await new Promise((r) => setTimeout(r, 100));
+      await held.accepted();
       server.child.kill('SIGTERM');
       await server.waitForLog((l) => l.msg === 'shutting down');
       server.child.kill('SIGINT');
@@ -198,7 +212,7 @@ describe('SIGTERM under load', () => {
       expect(await waitForStatus(`${server.url}/ready`, 200, 60_000)).toBe(200);
       // A body that never comes: this request would keep the server open for minutes.
       const stuck = await startHeldLogin(portOf(server), 'stuck');
-      await new Promise((r) => setTimeout(r, 100));
+      await stuck.accepted();
       const signalled = Date.now();
       server.child.kill('SIGTERM');
       const { code } = await server.exited;
