@@ -37,7 +37,7 @@ const envSchema = z.object({
   DATA_DIR: z.string().trim().min(1).default('./.data'),
   DATABASE_POOL_SIZE: intInRange(1, 200).default(10),
   DATABASE_CONNECT_TIMEOUT_MS: intInRange(100, 60_000).default(2_000),
-  DATABASE_STATEMENT_TIMEOUT_MS: intInRange(100, 600_000).default(2_500),
+  DATABASE_STATEMENT_TIMEOUT_MS: intInRange(100, 600_000).default(2_000),
   SHUTDOWN_TIMEOUT_MS: intInRange(0, 600_000).default(10_000),
   METRICS_TOKEN: optionalNonEmpty.pipe(
     z.string().min(16, { error: 'must be at least 16 characters' }).optional(),

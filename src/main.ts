@@ -82,9 +82,22 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 
+  // On PostgreSQL, migrations get a connection of their own without the request
+  // statement timeout: a long index build must not be cut short (and retried forever).
+  const migrationDatabase =
+    database.kind === 'postgres'
+      ? await createDatabase({
+          databaseUrl: config.databaseUrl,
+          dataDir: config.dataDir,
+          poolSize: 1,
+          connectTimeoutMs: config.databaseConnectTimeoutMs,
+          statementTimeoutMs: 0,
+          logger,
+        })
+      : database;
   for (let attempt = 0; !stopping; attempt++) {
     try {
-      const migrations = await migrateToLatest(database.db);
+      const migrations = await migrateToLatest(migrationDatabase.db);
       for (const m of migrations.results ?? []) logger.info({ migration: m.migrationName, status: m.status }, 'migration');
       if (database.kind === 'embedded') {
         const demo = await seedDemoIfEmpty(database.db, app.auth);
@@ -106,6 +119,7 @@ async function main(): Promise<void> {
       await sleep(delay);
     }
   }
+  if (migrationDatabase !== database) await migrationDatabase.close();
   if (stopping) return;
   app.lifecycle.markServing();
   logger.info('ready');

@@ -53,7 +53,7 @@ function queryObservers(first: QueryObserver | undefined) {
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 2_500;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 2_000;
 
 /** PGlite options shared by every embedded instance (the server's and the tests'). */
 export const PGLITE_OPTIONS = {
@@ -77,8 +77,8 @@ export function createPostgresDatabase(options: {
     idleTimeoutMillis: 30_000,
     // The server cancels long statements; the client-side timeout, a little
     // later, catches a network that swallows packets and never answers.
-    statement_timeout: statementTimeoutMs,
-    query_timeout: statementTimeoutMs + 250,
+    // 0 turns both off (migrations: an index build may take minutes).
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 250 } : {}),
     keepAlive: true,
   });
   // Without a listener, an idle client dropped by the server emits 'error' on

@@ -181,6 +181,30 @@ describe.skipIf(!process.env.DATABASE_URL)(`the database going away (${reason})`
     await expectRecoveredWithoutLeaks();
   });
 
+  it('a resolver whose statement times out gets a masked GraphQL 503, not a 500 or an SQL message', async () => {
+    // Authentication reads other tables and passes; the catalogue query then waits
+    // on the lock until statement_timeout cancels it.
+    const locker = new pg.Client({ connectionString: direct.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE products IN ACCESS EXCLUSIVE MODE');
+      const started = Date.now();
+      const res = await t.graphql(PRODUCTS, { token });
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(res.body.errors).toEqual([
+        expect.objectContaining({ message: 'Service temporarily unavailable.', extensions: { code: 'SERVICE_UNAVAILABLE' } }),
+      ]);
+      expect(JSON.stringify(res.body)).not.toMatch(LEAKY);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    expect((await t.graphql(PRODUCTS, { token })).status).toBe(200);
+  });
+
   it('a client that disconnects mid-request does not keep a connection checked out', async () => {
     await t.graphql(PRODUCTS, { token });
     proxy.blackHole();
