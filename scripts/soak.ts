@@ -254,17 +254,19 @@ console.log(`soak: ${clients} clients for ${args.minutes} min against ${target.b
 
 let lastTotal = 0;
 const reporter = setInterval(async () => {
+  // Taken before the await below, while clients keep pushing into a fresh window.
   const sorted = window.sort((a, b) => a - b);
+  window = [];
+  const count = total;
   const rss = await target.rss();
   const elapsed = Math.round((Date.now() - started) / 1000);
   rssSeries.push(`${elapsed}s ${mb(rss)}`);
   const errorCount = [...errors.values()].reduce((a, b) => a + b, 0);
   console.log(
-    `t=${String(elapsed).padStart(4)}s  requests=${total} (+${total - lastTotal}, ${((total - lastTotal) / (reportEveryMs / 1000)).toFixed(0)}/s)` +
+    `t=${String(elapsed).padStart(4)}s  requests=${count} (+${count - lastTotal}, ${((count - lastTotal) / (reportEveryMs / 1000)).toFixed(0)}/s)` +
       `  errors=${errorCount}  p50=${fmt(percentile(sorted, 50))} p99=${fmt(percentile(sorted, 99))}  rss=${mb(rss)}`,
   );
-  lastTotal = total;
-  window = [];
+  lastTotal = count;
 }, reportEveryMs);
 
 await Promise.all(
