@@ -36,6 +36,12 @@ const envSchema = z.object({
   ),
   DATA_DIR: z.string().trim().min(1).default('./.data'),
   DATABASE_POOL_SIZE: intInRange(1, 200).default(10),
+  DATABASE_CONNECT_TIMEOUT_MS: intInRange(100, 60_000).default(2_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: intInRange(100, 600_000).default(2_000),
+  SHUTDOWN_TIMEOUT_MS: intInRange(0, 600_000).default(10_000),
+  METRICS_TOKEN: optionalNonEmpty.pipe(
+    z.string().min(16, { error: 'must be at least 16 characters' }).optional(),
+  ),
   TOKEN_EXPIRATION_MINUTES: optionalInt(1, 525_600_00),
   TOKEN_PREFIX: z
     .string()
@@ -79,6 +85,14 @@ export type Config = Readonly<{
   databaseUrl: string | undefined;
   dataDir: string;
   databasePoolSize: number;
+  /** Longest wait for a pooled connection (a new one, or a free one when all are busy). */
+  databaseConnectTimeoutMs: number;
+  /** Server-side statement_timeout; the client gives up shortly after, even on a silent network. */
+  databaseStatementTimeoutMs: number;
+  /** How long SIGTERM waits for in-flight requests before cutting the remaining connections. */
+  shutdownTimeoutMs: number;
+  /** Bearer token for GET /metrics; unset: /metrics is not served. */
+  metricsToken: string | undefined;
   tokenExpirationMinutes: number | undefined;
   tokenPrefix: string;
   maxPageSize: number;
@@ -129,6 +143,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseConnectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+    databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    metricsToken: e.METRICS_TOKEN,
     tokenExpirationMinutes: e.TOKEN_EXPIRATION_MINUTES,
     tokenPrefix: e.TOKEN_PREFIX,
     maxPageSize: e.MAX_PAGE_SIZE,

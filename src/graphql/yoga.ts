@@ -11,7 +11,8 @@ import { createCatalogLoaders } from '../modules/catalog/loaders.ts';
 import type { SessionUser } from '../modules/auth/service.ts';
 import type { GraphQLContext, ServerContext } from './context.ts';
 import { createParseCaches, useGraphQLLimits } from './limits.ts';
-import { MASKED_ERROR_MESSAGE, maskErrorEverywhere, useOperationSelection, useVariableInputErrors } from './request-errors.ts';
+import { maskDatabaseUnavailable, useOperationName } from './operations.ts';
+import { MASKED_ERROR_MESSAGE, useOperationSelection, useVariableInputErrors } from './request-errors.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -63,7 +64,8 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
     renderGraphiQL: renderGraphiQLOnce,
     landingPage: false,
     // Internal errors are masked in every NODE_ENV: no stack, SQL or file path leaves.
-    maskedErrors: { isDev: false, errorMessage: MASKED_ERROR_MESSAGE, maskError: maskErrorEverywhere },
+    // A resolver that failed because the database is away gets a retryable 503.
+    maskedErrors: { isDev: false, errorMessage: MASKED_ERROR_MESSAGE, maskError: maskDatabaseUnavailable },
     // CORS is answered by the dispatcher (src/http/cors.ts) for REST and GraphQL alike.
     cors: false,
     batching: false,
@@ -96,6 +98,7 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
       useGraphQLLimits(config),
       useOperationSelection(),
       useVariableInputErrors(),
+      useOperationName(),
     ],
   });
 }

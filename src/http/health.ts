@@ -8,7 +8,7 @@ import type { Route } from './router.ts';
  * /health: the process is alive (no database). /ready: the database answers and
  * every migration is applied. Neither needs a token, so probes can call them.
  */
-export function createHealthRoutes(db: Db): Route[] {
+export function createHealthRoutes(db: Db, isAccepting: () => boolean = () => true): Route[] {
   let migrated = false;
   return [
     {
@@ -22,6 +22,10 @@ export function createHealthRoutes(db: Db): Route[] {
       path: '/ready',
       auth: false,
       async handle({ res }) {
+        // Starting or shutting down: the load balancer should send traffic elsewhere.
+        if (!isAccepting()) {
+          return sendJson(res, 503, { status: 'unavailable', reason: 'not serving' }, { 'Retry-After': '5', 'Cache-Control': 'no-store' });
+        }
         try {
           await sql`SELECT 1`.execute(db);
           // Applied migrations stay applied; ask the migrator only until they are.

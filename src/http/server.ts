@@ -2,7 +2,14 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AuthService } from '../modules/auth/service.ts';
 import type { GraphQLHandler } from '../graphql/yoga.ts';
 import { GRAPHQL_PATH } from '../graphql/yoga.ts';
-import { HttpError, UNAUTHENTICATED_MESSAGE, BEARER_CHALLENGE, unauthenticatedHttpError } from '../platform/errors.ts';
+import { isDatabaseUnavailable, SERVICE_UNAVAILABLE_MESSAGE } from '../platform/db-errors.ts';
+import {
+  HttpError,
+  UNAUTHENTICATED_MESSAGE,
+  BEARER_CHALLENGE,
+  serviceUnavailableHttpError,
+  unauthenticatedHttpError,
+} from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { isCorsPath, type Cors } from './cors.ts';
 import { sendHttpError, sendJson } from './respond.ts';
@@ -11,6 +18,9 @@ import { createRouter, type Route } from './router.ts';
 const GRAPHQL_UNAUTHENTICATED_BODY = JSON.stringify({
   errors: [{ message: UNAUTHENTICATED_MESSAGE, extensions: { code: 'UNAUTHENTICATED' } }],
 });
+const GRAPHQL_UNAVAILABLE_BODY = {
+  errors: [{ message: SERVICE_UNAVAILABLE_MESSAGE, extensions: { code: 'SERVICE_UNAVAILABLE' } }],
+};
 
 const GRAPHQL_TOO_LARGE_BODY = JSON.stringify({
   errors: [{ message: 'Request body too large.', extensions: { code: 'REQUEST_ENTITY_TOO_LARGE' } }],
@@ -99,6 +109,15 @@ export function createRequestListener(deps: {
         return;
       }
       if (err instanceof HttpError) return sendHttpError(res, err);
+      // The database is away (authentication included): a retryable 503, not a 401 or a 500.
+      if (isDatabaseUnavailable(err)) {
+        logger.warn({ err: { message: (err as Error).message }, path: req.url?.split('?')[0] }, 'database unavailable');
+        const unavailable = serviceUnavailableHttpError();
+        if (req.url?.split('?')[0] === GRAPHQL_PATH) {
+          return sendJson(res, 503, GRAPHQL_UNAVAILABLE_BODY, unavailable.options.headers);
+        }
+        return sendHttpError(res, unavailable);
+      }
       logger.error({ err, method: req.method, path: req.url?.split('?')[0] }, 'unhandled request error');
       sendJson(res, 500, { success: false, message: 'Server Error' });
     });

@@ -17,6 +17,10 @@ export interface DatabaseHandle {
   db: Db;
   /** 'postgres' (DATABASE_URL) or 'embedded' (PGlite under DATA_DIR). */
   kind: 'postgres' | 'embedded';
+  /** Adds an observer of every statement (metrics); returns its removal. */
+  observeQueries(observer: QueryObserver): () => void;
+  /** Connections of the pool (PostgreSQL only): metrics read these on scrape. */
+  poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -26,6 +30,8 @@ export interface DatabaseOptions {
   poolSize: number;
   logger: Logger;
   onQuery?: QueryObserver | undefined;
+  connectTimeoutMs?: number | undefined;
+  statementTimeoutMs?: number | undefined;
 }
 
 // pg's and PGlite's OIDs for int8 and numeric: both back ends hand these over as
@@ -33,10 +39,22 @@ export interface DatabaseOptions {
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
-function queryLogger(onQuery: QueryObserver | undefined) {
-  return (event: LogEvent) =>
-    onQuery?.({ sql: event.query.sql, durationMs: event.queryDurationMillis, failed: event.level === 'error' });
+function queryObservers(first: QueryObserver | undefined) {
+  const observers = new Set<QueryObserver>(first ? [first] : []);
+  return {
+    log(event: LogEvent) {
+      const e = { sql: event.query.sql, durationMs: event.queryDurationMillis, failed: event.level === 'error' };
+      for (const observer of observers) observer(e);
+    },
+    observeQueries(observer: QueryObserver) {
+      observers.add(observer);
+      return () => void observers.delete(observer);
+    },
+  };
 }
+
+export const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 2_000;
 
 /** PGlite options shared by every embedded instance (the server's and the tests'). */
 export const PGLITE_OPTIONS = {
@@ -48,18 +66,38 @@ export function createPostgresDatabase(options: {
   poolSize: number;
   logger: Logger;
   onQuery?: QueryObserver | undefined;
+  connectTimeoutMs?: number | undefined;
+  statementTimeoutMs?: number | undefined;
 }): DatabaseHandle {
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString: options.databaseUrl,
     max: options.poolSize,
-    connectionTimeoutMillis: 5_000,
+    // Covers both opening a connection and queueing for a free one.
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
+    // The server cancels long statements; the client-side timeout, a little
+    // later, catches a network that swallows packets and never answers.
+    // 0 turns both off (migrations: an index build may take minutes).
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 250 } : {}),
+    keepAlive: true,
   });
   // Without a listener, an idle client dropped by the server emits 'error' on
   // the pool and takes the whole process down.
   pool.on('error', (err) => options.logger.warn({ err: { message: err.message } }, 'idle database connection lost'));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: queryLogger(options.onQuery) });
-  return { db, kind: 'postgres', close: () => db.destroy() };
+  // pg-pool removes its own listener while a client is checked out, so a
+  // connection cut mid-query would emit an unhandled 'error' and kill the
+  // process; the query itself still fails and the request answers 503.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  const observers = queryObservers(options.onQuery);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: observers.log });
+  return {
+    db,
+    kind: 'postgres',
+    observeQueries: observers.observeQueries,
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => db.destroy(),
+  };
 }
 
 /** Wraps an open PGlite instance; Kysely serialises access to its single connection. */
@@ -68,8 +106,9 @@ export async function createPGliteDatabase(
   onQuery?: QueryObserver,
 ): Promise<DatabaseHandle> {
   const { PGliteDialect } = await import('kysely-pglite-dialect');
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), log: queryLogger(onQuery) });
-  return { db, kind: 'embedded', close: () => db.destroy() };
+  const observers = queryObservers(onQuery);
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), log: observers.log });
+  return { db, kind: 'embedded', observeQueries: observers.observeQueries, close: () => db.destroy() };
 }
 
 /** PostgreSQL when a URL is configured; otherwise PGlite persisted under dataDir/pglite. */

@@ -1,4 +1,5 @@
 import { createGraphQLError } from 'graphql-yoga';
+import { DATABASE_RETRY_AFTER_SECONDS, SERVICE_UNAVAILABLE_MESSAGE } from './db-errors.ts';
 
 /**
  * The one error vocabulary of the service. Expected outcomes are thrown as one
@@ -41,4 +42,20 @@ export function unauthenticatedGraphQLError() {
 
 export function badUserInputError(message: string) {
   return createGraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
+}
+
+/** The database is away: a retryable 503 for REST (SPEC envelope) and GraphQL alike. */
+export function serviceUnavailableHttpError(): HttpError {
+  return new HttpError(503, SERVICE_UNAVAILABLE_MESSAGE, {
+    headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+  });
+}
+
+export function serviceUnavailableGraphQLError() {
+  return createGraphQLError(SERVICE_UNAVAILABLE_MESSAGE, {
+    extensions: {
+      code: 'SERVICE_UNAVAILABLE',
+      http: { status: 503, headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) } },
+    },
+  });
 }

@@ -1,4 +1,5 @@
-import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino';
+import { pino, type Logger as PinoLogger, type DestinationStream, type LoggerOptions } from 'pino';
+import { requestContext } from './request-context.ts';
 
 export type Logger = PinoLogger;
 
@@ -20,14 +21,23 @@ export const REDACTED_PATHS = [
   'req.headers.cookie',
 ];
 
-export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino(
-    {
-      level,
-      base: undefined,
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      timestamp: pino.stdTimeFunctions.isoTime,
-    },
-    destination,
-  );
+/** Every line written while a request is served carries its id. */
+const withRequestId = () => {
+  const store = requestContext.getStore();
+  return store ? { reqId: store.reqId } : {};
+};
+
+export function createLogger(level: string, destination?: DestinationStream, options: { pretty?: boolean } = {}): Logger {
+  const settings: LoggerOptions = {
+    level,
+    base: undefined,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    mixin: withRequestId,
+  };
+  if (options.pretty && !destination) {
+    // Development on a terminal only; pino-pretty is an optional dependency.
+    return pino({ ...settings, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } } });
+  }
+  return pino(settings, destination);
 }

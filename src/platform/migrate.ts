@@ -38,7 +38,8 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultS
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error');
     const reason = result.error instanceof Error ? result.error.message : String(result.error);
-    throw new Error(`Migration ${failed?.migrationName ?? '(setup)'} failed: ${reason}`);
+    // The cause tells a caller whether the database was away (retry) or a migration is broken (stop).
+    throw new Error(`Migration ${failed?.migrationName ?? '(setup)'} failed: ${reason}`, { cause: result.error });
   }
   return result;
 }

@@ -1,0 +1,67 @@
+/**
+ * The one place that decides whether a failure means "the database is away"
+ * (answer 503 and let the client retry) rather than a bug (answer 500). Errors
+ * come from pg, pg-pool, Kysely and the sockets below them; some wrap the
+ * original as `cause` or (GraphQL) `originalError`, so the chain is walked.
+ */
+
+/** Socket-level failures: the server is unreachable or the connection broke. */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * SQLSTATEs of an unavailable server: class 08 (connection exception), shutdown
+ * and start-up (57P01-57P03), query_canceled (57014, our statement_timeout fired),
+ * too_many_connections (53300) and lock/idle timeouts of the session (25P03).
+ */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '53300', '25P03']);
+
+// pg and pg-pool raise these as plain Errors without a code.
+const UNAVAILABLE_MESSAGES = [
+  /^Connection terminated/,
+  /^timeout exceeded when trying to connect/,
+  /^Query read timeout/,
+  /^Client has encountered a connection error and is not queryable/,
+  /^Connection ended/,
+  /^Cannot use a pool after calling end on the pool/,
+];
+
+function links(err: unknown): unknown[] {
+  const chain: unknown[] = [];
+  let current: unknown = err;
+  while (current && typeof current === 'object' && chain.length < 8 && !chain.includes(current)) {
+    chain.push(current);
+    const e = current as { cause?: unknown; originalError?: unknown; errors?: unknown[] };
+    // AggregateError (a dual-stack connect that failed on every address) carries the reasons in `errors`.
+    if (Array.isArray(e.errors) && e.errors.length > 0) chain.push(...e.errors);
+    current = e.originalError ?? e.cause;
+  }
+  return chain;
+}
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  return links(err).some((link) => {
+    if (!link || typeof link !== 'object') return false;
+    const { code, message } = link as { code?: unknown; message?: unknown };
+    if (typeof code === 'string') {
+      if (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code)) return true;
+      if (/^08[0-9A-Z]{3}$/.test(code)) return true;
+    }
+    return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((re) => re.test(message));
+  });
+}
+
+/** How long clients are told to wait before retrying while the database is away. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+export const SERVICE_UNAVAILABLE_MESSAGE = 'Service temporarily unavailable.';
