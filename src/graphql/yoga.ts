@@ -53,8 +53,6 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
     graphiql: GRAPHIQL_OPTIONS,
     renderGraphiQL: renderGraphiQLOnce,
     landingPage: false,
-    // The dispatcher owns /health and /ready (they need no token and report the database).
-    healthCheckEndpoint: '/__yoga_health_unused',
     // Internal errors are masked in every NODE_ENV: no stack, SQL or file path leaves.
     maskedErrors: { isDev: false },
     cors: false,
