@@ -15,7 +15,7 @@ seeding again with the same seed inserts nothing (their skus exist already).
 
 // Products per transaction. A batch is four INSERT ... SELECT unnest(...) statements
 // (products, steps, components, customisations), so round trips are already
-// negligible at 500 (30,000 customisations per statement); 250 to 2,500 measured
+// negligible at 500 (30,000 customisations per statement); 500 to 2,500 measured
 // the same here, and smaller batches redraw the progress line more often.
 const DEFAULT_BATCH_SIZE = 500;
 // Batches in flight on PostgreSQL; withDatabase's pool holds two connections.
