@@ -23,7 +23,7 @@ function start(port: number): Promise<{ child: ChildProcess; output: () => strin
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 120 s:\n${out}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`no start within 120 s:\n${out}`)), 120_000);
     child.stdout!.on('data', () => {
       if (out.includes('GraphiQL:')) {
         clearTimeout(timer);

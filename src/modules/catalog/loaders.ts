@@ -11,9 +11,12 @@ import {
   type StepParent,
 } from './mappers.ts';
 import {
+  findComponentsByIds,
   findComponentsByStepIds,
   findCustomisationsByComponentIds,
+  findCustomisationsByIds,
   findProductsByIds,
+  findStepsByIds,
   findStepsByProductIds,
 } from './repository.ts';
 
@@ -22,6 +25,12 @@ function groupByKey<R, P>(keys: readonly string[], rows: R[], keyOf: (r: R) => s
   const groups = new Map<string, P[]>(keys.map((k) => [k, []]));
   for (const row of rows) groups.get(keyOf(row))?.push(map(row));
   return keys.map((k) => groups.get(k)!);
+}
+
+/** One parent (or null) per requested id, in key order. */
+function parentsById<R extends { id: string }, P>(ids: readonly string[], rows: R[], map: (r: R) => P): (P | null)[] {
+  const found = new Map(rows.map((r) => [String(r.id), map(r)]));
+  return ids.map((id) => found.get(id) ?? null);
 }
 
 /**
@@ -35,6 +44,15 @@ export function createCatalogLoaders(db: Db) {
       const byId = new Map(rows.map((r) => [String(r.id), toProductParent(r)]));
       return ids.map((id) => byId.get(id) ?? null);
     }),
+    stepsById: new DataLoader<string, StepParent | null>(async (ids) =>
+      parentsById(ids, await findStepsByIds(db, ids), toStepParent),
+    ),
+    componentsById: new DataLoader<string, ComponentParent | null>(async (ids) =>
+      parentsById(ids, await findComponentsByIds(db, ids), toComponentParent),
+    ),
+    customisationsById: new DataLoader<string, CustomisationParent | null>(async (ids) =>
+      parentsById(ids, await findCustomisationsByIds(db, ids), toCustomisationParent),
+    ),
     stepsByProductId: new DataLoader<string, StepParent[]>(async (ids) =>
       groupByKey(ids, await findStepsByProductIds(db, ids), (r) => String(r.product_id), toStepParent),
     ),

@@ -83,6 +83,32 @@ export async function findProductsByIds(db: Db, ids: readonly string[]): Promise
     .execute();
 }
 
+// By-id reads of the nested entities, for federation's entity references: one
+// statement per batch of ids, like the product lookup above.
+export async function findStepsByIds(db: Db, ids: readonly string[]): Promise<StepRow[]> {
+  return db
+    .selectFrom('steps')
+    .select(['id', 'product_id', 'name', 'order'])
+    .where(sql<boolean>`id = ANY(${ids}::bigint[])`)
+    .execute();
+}
+
+export async function findComponentsByIds(db: Db, ids: readonly string[]): Promise<ComponentRow[]> {
+  return db
+    .selectFrom('components')
+    .select(['id', 'step_id', 'name', 'position'])
+    .where(sql<boolean>`id = ANY(${ids}::bigint[])`)
+    .execute();
+}
+
+export async function findCustomisationsByIds(db: Db, ids: readonly string[]): Promise<CustomisationRow[]> {
+  return db
+    .selectFrom('customisations')
+    .select(['id', 'component_id', 'name', 'type', 'price'])
+    .where(sql<boolean>`id = ANY(${ids}::bigint[])`)
+    .execute();
+}
+
 export async function findStepsByProductIds(db: Db, productIds: readonly string[]): Promise<StepRow[]> {
   return db
     .selectFrom('steps')

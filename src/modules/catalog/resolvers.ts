@@ -1,31 +1,49 @@
-import type { GraphQLContext } from '../../graphql/context.ts';
-import type { ComponentParent, ProductParent, StepParent } from './mappers.ts';
-import { getProductPage, parseProductId } from './service.ts';
+import type { Resolvers } from '../../graphql/generated/resolvers-types.ts';
+import { getProductPage, parseCatalogId, parseProductId } from './service.ts';
 
 // Adapters only: read the arguments, call a loader or the service, return.
-export const catalogResolvers = {
+// Typed by the code generated from schema/ (`npm run codegen`): parents are the
+// mappers' *Parent types, so a field renamed or retyped in the SDL fails tsc here.
+// `__resolveReference` answers federation's `_entities`: references go through the
+// same per-request loaders, so a batch of N references costs one statement per type.
+export const catalogResolvers: Resolvers = {
   Query: {
-    products: (_: unknown, args: { first: number; after?: string | null }, ctx: GraphQLContext) =>
+    products: (_, args, ctx) =>
       getProductPage(ctx.db, ctx.loaders.catalog, {
         first: args.first,
         after: args.after,
         maxPageSize: ctx.config.maxPageSize,
       }),
-    product: (_: unknown, args: { id: string }, ctx: GraphQLContext) => {
+    product: (_, args, ctx) => {
       const id = parseProductId(args.id);
       return id === null ? null : ctx.loaders.catalog.productsById.load(id);
     },
   },
   Product: {
-    steps: (product: ProductParent, _: unknown, ctx: GraphQLContext) =>
-      ctx.loaders.catalog.stepsByProductId.load(product.id),
+    __resolveReference: (ref, ctx) => {
+      const id = parseProductId(ref.id);
+      return id === null ? null : ctx.loaders.catalog.productsById.load(id);
+    },
+    steps: (product, _, ctx) => ctx.loaders.catalog.stepsByProductId.load(product.id),
   },
   Step: {
-    components: (step: StepParent, _: unknown, ctx: GraphQLContext) =>
-      ctx.loaders.catalog.componentsByStepId.load(step.id),
+    __resolveReference: (ref, ctx) => {
+      const id = parseCatalogId(ref.id);
+      return id === null ? null : ctx.loaders.catalog.stepsById.load(id);
+    },
+    components: (step, _, ctx) => ctx.loaders.catalog.componentsByStepId.load(step.id),
   },
   Component: {
-    customisations: (component: ComponentParent, _: unknown, ctx: GraphQLContext) =>
-      ctx.loaders.catalog.customisationsByComponentId.load(component.id),
+    __resolveReference: (ref, ctx) => {
+      const id = parseCatalogId(ref.id);
+      return id === null ? null : ctx.loaders.catalog.componentsById.load(id);
+    },
+    customisations: (component, _, ctx) => ctx.loaders.catalog.customisationsByComponentId.load(component.id),
+  },
+  Customisation: {
+    __resolveReference: (ref, ctx) => {
+      const id = parseCatalogId(ref.id);
+      return id === null ? null : ctx.loaders.catalog.customisationsById.load(id);
+    },
   },
 };

@@ -8,11 +8,13 @@ import { findProductPage } from './repository.ts';
 const PRODUCT_CURSOR_KIND = 'product';
 const MAX_BIGINT = 9223372036854775807n;
 
-/** A product id as the database can hold it, or null for anything no product can have. */
-export function parseProductId(id: string): string | null {
+/** A catalog id (a bigint identity) as the database can hold it, or null for anything no row can have. */
+export function parseCatalogId(id: string): string | null {
   if (!/^[1-9][0-9]{0,18}$/.test(id)) return null;
   return BigInt(id) <= MAX_BIGINT ? id : null;
 }
+
+export const parseProductId = parseCatalogId;
 
 export interface ProductPage {
   data: ProductParent[];
