@@ -43,7 +43,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const auth = createAuthService({ db, config, logger });
   const graphql = createGraphQLHandler({ config, db, logger, schema: buildSchema() });
   const routes = [...createHealthRoutes(db), ...createAuthRoutes(auth)];
-  const server = createHttpServer(createRequestListener({ routes, graphql, auth, logger }));
+  const server = createHttpServer(
+    createRequestListener({ routes, graphql, auth, logger, trustProxy: config.trustProxy }),
+  );
 
   let closing: Promise<void> | undefined;
   return {

@@ -4,6 +4,7 @@ import type { GraphQLHandler } from '../graphql/yoga.ts';
 import { GRAPHQL_PATH } from '../graphql/yoga.ts';
 import { HttpError, UNAUTHENTICATED_MESSAGE, BEARER_CHALLENGE, unauthenticatedHttpError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
+import { clientIp } from './client-ip.ts';
 import { sendHttpError, sendJson } from './respond.ts';
 import { createRouter, type Route } from './router.ts';
 
@@ -34,13 +35,15 @@ export function createRequestListener(deps: {
   graphql: GraphQLHandler;
   auth: AuthService;
   logger: Logger;
+  /** Proxy hops whose X-Forwarded-For is believed (config.trustProxy). */
+  trustProxy?: number;
 }) {
-  const { graphql, auth, logger } = deps;
+  const { graphql, auth, logger, trustProxy = 0 } = deps;
   const router = createRouter(deps.routes);
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const ip = req.socket.remoteAddress ?? 'unknown';
+    const ip = clientIp(req, trustProxy);
 
     if (url.pathname === GRAPHQL_PATH) {
       if (wantsGraphiQL(req, url)) return graphql(req, res, { session: null, ip });
