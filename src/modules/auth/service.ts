@@ -80,6 +80,8 @@ export function createAuthService(deps: { db: Db; config: Config; logger: Logger
     maxQueue: config.passwordHashQueue,
     maxWaitMs: config.passwordHashQueueTimeoutMs,
   });
+  // Made now, so that the first unknown email an instance sees is not the slow one.
+  void getDummyHash();
 
   /** Upgrades a stored hash to the current parameters; at capacity it waits for the next login. */
   async function rehash(userId: string, password: string): Promise<void> {
