@@ -30,6 +30,10 @@ describe('unknown emails are treated like wrong passwords', () => {
     const { date: _b, ...unknownHeaders } = unknown.headers;
     expect(unknownHeaders).toEqual(wrongHeaders);
     expect(wrong.headers['cache-control']).toBe('no-store');
+
+    const ok = await login({ email: user.email, password: user.password });
+    expect(ok.status).toBe(200);
+    expect(ok.headers['cache-control']).toBe('no-store');
   });
 });
 
