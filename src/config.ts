@@ -89,7 +89,7 @@ export type Config = Readonly<{
   loginDecaySeconds: number;
   /** Proxy hops whose X-Forwarded-For entries are believed; 0: the socket address is the client. */
   trustProxy: number;
-  /** argon2 hashes/verifies running at once, how many may wait, and for how long. */
+  /** Logins (each one argon2 verify) and other hashes running at once, how many may wait, and for how long. */
   passwordHashConcurrency: number;
   passwordHashQueue: number;
   passwordHashQueueTimeoutMs: number;

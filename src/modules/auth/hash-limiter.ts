@@ -1,10 +1,11 @@
 /**
- * Bounds argon2 work. Each hash or verify holds ~19 MiB and a libuv thread for tens
- * of milliseconds; a burst of logins left unbounded would take every pool thread
- * (stalling fs and dns for everything else, GraphQL included) and memory in
- * proportion to the burst. At most `concurrency` run at once, at most `maxQueue`
- * wait, none waits longer than `maxWaitMs`; the rest are refused at once with
- * HashBusyError, which the login route answers with 503 and Retry-After.
+ * Bounds password work: whole login attempts and other hashing. Each argon2 hash or
+ * verify holds ~19 MiB and a libuv thread for tens of milliseconds, and a login
+ * also holds database connections (its throttle row is shared by every login from
+ * one IP); a burst left unbounded would take every thread-pool thread and every
+ * pooled connection, stalling GraphQL. At most `concurrency` run at once, at most
+ * `maxQueue` wait, none waits longer than `maxWaitMs`; the rest are refused at once
+ * with HashBusyError, which the login route answers with 503 and Retry-After.
  */
 
 export class HashBusyError extends Error {

@@ -41,7 +41,7 @@ export type LoginResult =
   | { ok: false; reason: 'invalid-credentials' }
   /** Too many failures for this email and IP, or for this IP: retry after that many seconds. */
   | { ok: false; reason: 'throttled'; retryAfterSeconds: number }
-  /** Password hashing at capacity; nothing was counted against the caller. */
+  /** Logins at capacity (see the hashing limiter); nothing was counted against the caller. */
   | { ok: false; reason: 'busy'; retryAfterSeconds: number };
 
 /** A token as its owner sees it in GET /api/v1/tokens. */
@@ -83,16 +83,6 @@ export function createAuthService(deps: { db: Db; config: Config; logger: Logger
   // Made now, so that the first unknown email an instance sees is not the slow one.
   void getDummyHash();
 
-  /** Upgrades a stored hash to the current parameters; at capacity it waits for the next login. */
-  async function rehash(userId: string, password: string): Promise<void> {
-    try {
-      await updatePasswordHash(db, userId, await hashLimiter.run(() => hashPassword(password)));
-      logger.info({ event: 'password.rehashed', userId }, 'password hash upgraded');
-    } catch (err) {
-      if (!(err instanceof HashBusyError)) throw err;
-    }
-  }
-
   function effectiveExpiry(row: { created_at: Date; expires_at: Date | null }): Date | null {
     const lifetimeEnd =
       config.tokenExpirationMinutes === undefined
@@ -101,6 +91,47 @@ export function createAuthService(deps: { db: Db; config: Config; logger: Logger
     if (!row.expires_at) return lifetimeEnd;
     if (!lifetimeEnd) return row.expires_at;
     return row.expires_at < lifetimeEnd ? row.expires_at : lifetimeEnd;
+  }
+
+  /** Runs inside a limiter slot: its hashing calls argon2 directly. */
+  async function attemptLogin(input: { email: string; password: string; ip: string }): Promise<LoginResult> {
+    const email = normaliseEmail(input.email);
+    const { ip } = input;
+    const keys = throttleKeys(email, ip);
+    const hits = await hitLoginThrottle(db, [keys.account, keys.ip], config.loginDecaySeconds);
+    // From here the attempt is counted; every path but a wrong password gives the count back.
+    let counted = false;
+    try {
+      const user = await findUserByEmail(db, email);
+      const userId = user ? String(user.id) : null;
+      const retryAfter = throttleVerdict(hits, keys, throttleLimits);
+      if (retryAfter !== null) {
+        logger.warn({ event: 'login.throttled', userId, ip, retryAfter }, 'login throttled');
+        return { ok: false, reason: 'throttled', retryAfterSeconds: retryAfter };
+      }
+      // Unknown emails verify against a dummy hash: same work, same time, same answer.
+      const valid = await verifyPassword(user?.password_hash ?? (await getDummyHash()), input.password);
+      if (!user || !valid) {
+        counted = true;
+        logger.info({ event: 'login.failed', userId, ip }, 'login failed');
+        return { ok: false, reason: 'invalid-credentials' };
+      }
+      await clearLoginThrottle(db, keys.account);
+      if (needsRehash(user.password_hash)) {
+        await updatePasswordHash(db, String(user.id), await hashPassword(input.password));
+        logger.info({ event: 'password.rehashed', userId }, 'password hash upgraded');
+      }
+      const token = await issueToken(String(user.id), 'login');
+      logger.info({ event: 'login.ok', userId, ip }, 'login succeeded');
+      return { ok: true, token, user: toSessionUser(user) };
+    } finally {
+      // After a success the account bucket is gone already; releasing it matches nothing.
+      if (!counted) {
+        await releaseLoginThrottle(db, [keys.account, keys.ip]).catch((err: Error) =>
+          logger.warn({ err: { message: err.message } }, 'could not release a login throttle count'),
+        );
+      }
+    }
   }
 
   async function issueToken(userId: string, name: string): Promise<string> {
@@ -112,48 +143,19 @@ export function createAuthService(deps: { db: Db; config: Config; logger: Logger
   return {
     issueToken,
 
+    /**
+     * One login attempt, run whole inside the hashing limiter: the database work
+     * of a login (a contended throttle row, a token insert) is bounded with its
+     * argon2 work, so a burst of logins holds at most `passwordHashConcurrency`
+     * database connections and never starves other requests of the pool.
+     */
     async login(input: { email: string; password: string; ip: string }): Promise<LoginResult> {
-      const email = normaliseEmail(input.email);
-      const { ip } = input;
-      const keys = throttleKeys(email, ip);
-      const hits = await hitLoginThrottle(db, [keys.account, keys.ip], config.loginDecaySeconds);
-      // From here the attempt is counted; every path but a wrong password gives the count back.
-      let counted = false;
       try {
-        const user = await findUserByEmail(db, email);
-        const userId = user ? String(user.id) : null;
-        const retryAfter = throttleVerdict(hits, keys, throttleLimits);
-        if (retryAfter !== null) {
-          logger.warn({ event: 'login.throttled', userId, ip, retryAfter }, 'login throttled');
-          return { ok: false, reason: 'throttled', retryAfterSeconds: retryAfter };
-        }
-        // Unknown emails verify against a dummy hash: same work, same time, same answer.
-        const stored = user?.password_hash ?? (await getDummyHash());
-        let valid: boolean;
-        try {
-          valid = await hashLimiter.run(() => verifyPassword(stored, input.password));
-        } catch (err) {
-          if (!(err instanceof HashBusyError)) throw err;
-          logger.warn({ event: 'login.busy', userId, ip }, 'login refused: password hashing at capacity');
-          return { ok: false, reason: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
-        }
-        if (!user || !valid) {
-          counted = true;
-          logger.info({ event: 'login.failed', userId, ip }, 'login failed');
-          return { ok: false, reason: 'invalid-credentials' };
-        }
-        await clearLoginThrottle(db, keys.account);
-        if (needsRehash(user.password_hash)) await rehash(String(user.id), input.password);
-        const token = await issueToken(String(user.id), 'login');
-        logger.info({ event: 'login.ok', userId: String(user.id), ip }, 'login succeeded');
-        return { ok: true, token, user: toSessionUser(user) };
-      } finally {
-        // After a success the account bucket is gone already; releasing it matches nothing.
-        if (!counted) {
-          await releaseLoginThrottle(db, [keys.account, keys.ip]).catch((err: Error) =>
-            logger.warn({ err: { message: err.message } }, 'could not release a login throttle count'),
-          );
-        }
+        return await hashLimiter.run(() => attemptLogin(input));
+      } catch (err) {
+        if (!(err instanceof HashBusyError)) throw err;
+        logger.warn({ event: 'login.busy', ip: input.ip }, 'login refused: password hashing at capacity');
+        return { ok: false, reason: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
       }
     },
 
