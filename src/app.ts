@@ -1,7 +1,8 @@
 import type http from 'node:http';
 import type { Config } from './config.ts';
 import { buildSchema } from './graphql/schema.ts';
-import { createGraphQLHandler } from './graphql/yoga.ts';
+import { createGraphQLHandler, CSRF_HEADERS } from './graphql/yoga.ts';
+import { createCors } from './http/cors.ts';
 import { createHealthRoutes } from './http/health.ts';
 import { createHttpServer, createRequestListener } from './http/server.ts';
 import { createAuthRoutes } from './modules/auth/routes.ts';
@@ -43,8 +44,22 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const auth = createAuthService({ db, config, logger });
   const graphql = createGraphQLHandler({ config, db, logger, schema: buildSchema() });
   const routes = [...createHealthRoutes(db), ...createAuthRoutes(auth)];
+  const cors = createCors({ origins: config.corsOrigins, allowedHeaders: CSRF_HEADERS });
   const server = createHttpServer(
-    createRequestListener({ routes, graphql, auth, logger, trustProxy: config.trustProxy }),
+    createRequestListener({
+      routes,
+      graphql,
+      auth,
+      logger,
+      cors,
+      graphqlMaxBodyBytes: config.graphqlMaxBodyBytes,
+      trustProxy: config.trustProxy,
+    }),
+    {
+      headersTimeoutMs: config.httpHeadersTimeoutMs,
+      requestTimeoutMs: config.httpRequestTimeoutMs,
+      keepAliveTimeoutMs: config.httpKeepAliveTimeoutMs,
+    },
   );
 
   let closing: Promise<void> | undefined;

@@ -52,7 +52,16 @@ const envSchema = z.object({
   PASSWORD_HASH_QUEUE: intInRange(0, 10_000).default(50),
   PASSWORD_HASH_QUEUE_TIMEOUT_MS: intInRange(1, 60_000).default(2_000),
   MAX_PAGE_SIZE: intInRange(1, 10_000).default(100),
+  // GraphQL edge limits (README "GraphQL limits and security" says why each default).
   GRAPHQL_MAX_DEPTH: intInRange(1, 100).default(10),
+  GRAPHQL_MAX_TOKENS: intInRange(10, 1_000_000).default(1000),
+  GRAPHQL_MAX_ALIASES: intInRange(0, 10_000).default(15),
+  GRAPHQL_MAX_DIRECTIVES: intInRange(0, 10_000).default(50),
+  GRAPHQL_MAX_COST: intInRange(1, 100_000_000).default(5000),
+  GRAPHQL_MAX_BODY_BYTES: intInRange(1024, 100 * 1024 * 1024).default(1024 * 1024),
+  HTTP_HEADERS_TIMEOUT_MS: intInRange(100, 600_000).default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: intInRange(100, 3_600_000).default(30_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: intInRange(100, 600_000).default(5_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CORS_ORIGINS: z
     .string()
@@ -95,9 +104,24 @@ export type Config = Readonly<{
   passwordHashQueueTimeoutMs: number;
   maxPageSize: number;
   graphqlMaxDepth: number;
+  graphqlMaxTokens: number;
+  graphqlMaxAliases: number;
+  graphqlMaxDirectives: number;
+  /** Fields selected, each multiplied by the page sizes (`first`) of the lists above it. */
+  graphqlMaxCost: number;
+  graphqlMaxBodyBytes: number;
+  /** Whole request head, whole request (head and body), idle keep-alive connection. */
+  httpHeadersTimeoutMs: number;
+  httpRequestTimeoutMs: number;
+  httpKeepAliveTimeoutMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   corsOrigins: readonly string[];
 }>;
+
+const configSchema = envSchema.refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
+  path: ['HTTP_HEADERS_TIMEOUT_MS'],
+  error: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS (node:http refuses it)',
+});
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -108,7 +132,7 @@ export class ConfigError extends Error {
 
 /** Parses the environment once, reporting every bad variable together. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(env);
+  const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((issue) => {
@@ -137,6 +161,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordHashQueueTimeoutMs: e.PASSWORD_HASH_QUEUE_TIMEOUT_MS,
     maxPageSize: e.MAX_PAGE_SIZE,
     graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
+    graphqlMaxTokens: e.GRAPHQL_MAX_TOKENS,
+    graphqlMaxAliases: e.GRAPHQL_MAX_ALIASES,
+    graphqlMaxDirectives: e.GRAPHQL_MAX_DIRECTIVES,
+    graphqlMaxCost: e.GRAPHQL_MAX_COST,
+    graphqlMaxBodyBytes: e.GRAPHQL_MAX_BODY_BYTES,
+    httpHeadersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+    httpRequestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+    httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     corsOrigins: Object.freeze(e.CORS_ORIGINS),
   });

@@ -1,5 +1,5 @@
-import { useDepthLimit } from '@envelop/depth-limit';
 import { useGenericAuth } from '@envelop/generic-auth';
+import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { GraphQLSchema } from 'graphql';
 import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
@@ -10,8 +10,17 @@ import type { Logger } from '../platform/logger.ts';
 import { createCatalogLoaders } from '../modules/catalog/loaders.ts';
 import type { SessionUser } from '../modules/auth/service.ts';
 import type { GraphQLContext, ServerContext } from './context.ts';
+import { createParseCaches, useGraphQLLimits } from './limits.ts';
+import { MASKED_ERROR_MESSAGE, maskErrorEverywhere, useOperationSelection, useVariableInputErrors } from './request-errors.ts';
 
 export const GRAPHQL_PATH = '/graphql';
+
+/**
+ * Headers that prove a request went through a CORS preflight: a browser cannot
+ * add them to a "simple" cross-site GET or form post. Yoga's own, and Apollo
+ * Client's two, so either family of client works unchanged.
+ */
+export const CSRF_HEADERS = ['x-graphql-yoga-csrf', 'apollo-require-preflight', 'x-apollo-operation-name'] as const;
 
 const EXAMPLE_QUERY = `# Put your token in the Headers tab below, then run this query.
 query Product {
@@ -53,12 +62,14 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
     graphiql: GRAPHIQL_OPTIONS,
     renderGraphiQL: renderGraphiQLOnce,
     landingPage: false,
-    // The dispatcher owns /health and /ready (they need no token and report the database).
-    healthCheckEndpoint: '/__yoga_health_unused',
     // Internal errors are masked in every NODE_ENV: no stack, SQL or file path leaves.
-    maskedErrors: { isDev: false },
+    maskedErrors: { isDev: false, errorMessage: MASKED_ERROR_MESSAGE, maskError: maskErrorEverywhere },
+    // CORS is answered by the dispatcher (src/http/cors.ts) for REST and GraphQL alike.
     cors: false,
     batching: false,
+    // Caps streamed (chunked) bodies; declared lengths are refused by the dispatcher first.
+    maxRequestBodySize: config.graphqlMaxBodyBytes,
+    parserAndValidationCache: createParseCaches(),
     logging: {
       debug: (...args) => logger.debug({ args }, 'yoga'),
       info: (...args) => logger.info({ args }, 'yoga'),
@@ -80,7 +91,11 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
         resolveUserFn: (ctx) => ctx.session?.user ?? null,
         validateUser: ({ user }) => (user ? undefined : unauthenticatedGraphQLError()),
       }),
-      useDepthLimit({ maxDepth: config.graphqlMaxDepth }),
+      // GET queries and form or text/plain posts run only with a preflight-forcing header.
+      useCSRFPrevention({ requestHeaders: [...CSRF_HEADERS] }),
+      useGraphQLLimits(config),
+      useOperationSelection(),
+      useVariableInputErrors(),
     ],
   });
 }

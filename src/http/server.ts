@@ -5,11 +5,16 @@ import { GRAPHQL_PATH } from '../graphql/yoga.ts';
 import { HttpError, UNAUTHENTICATED_MESSAGE, BEARER_CHALLENGE, unauthenticatedHttpError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { clientIp } from './client-ip.ts';
+import { isCorsPath, type Cors } from './cors.ts';
 import { sendHttpError, sendJson } from './respond.ts';
 import { createRouter, type Route } from './router.ts';
 
 const GRAPHQL_UNAUTHENTICATED_BODY = JSON.stringify({
   errors: [{ message: UNAUTHENTICATED_MESSAGE, extensions: { code: 'UNAUTHENTICATED' } }],
+});
+
+const GRAPHQL_TOO_LARGE_BODY = JSON.stringify({
+  errors: [{ message: 'Request body too large.', extensions: { code: 'REQUEST_ENTITY_TOO_LARGE' } }],
 });
 
 /** Requests for the GraphiQL page: the only thing served under /graphql without a token. */
@@ -35,17 +40,37 @@ export function createRequestListener(deps: {
   graphql: GraphQLHandler;
   auth: AuthService;
   logger: Logger;
+  cors: Cors;
+  graphqlMaxBodyBytes: number;
   /** Proxy hops whose X-Forwarded-For is believed (config.trustProxy). */
   trustProxy?: number;
 }) {
-  const { graphql, auth, logger, trustProxy = 0 } = deps;
+  const { graphql, auth, logger, cors, graphqlMaxBodyBytes, trustProxy = 0 } = deps;
   const router = createRouter(deps.routes);
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const ip = clientIp(req, trustProxy);
 
+    if (isCorsPath(url.pathname)) {
+      if (req.method === 'OPTIONS') return cors.preflight(req, res);
+      cors.decorate(req, res);
+    }
+
     if (url.pathname === GRAPHQL_PATH) {
+      // A declared length over the limit is refused unread; a chunked body is cut
+      // off by Yoga's maxRequestBodySize, and the connection then closed so the
+      // rest of it is never read either.
+      if (Number(req.headers['content-length'] ?? 0) > graphqlMaxBodyBytes) {
+        res.writeHead(413, {
+          'Content-Type': 'application/json; charset=utf-8',
+          'Content-Length': Buffer.byteLength(GRAPHQL_TOO_LARGE_BODY),
+          Connection: 'close',
+        });
+        res.end(GRAPHQL_TOO_LARGE_BODY);
+        return;
+      }
+      if (req.headers['transfer-encoding'] !== undefined) res.setHeader('Connection', 'close');
       if (wantsGraphiQL(req, url)) return graphql(req, res, { session: null, ip });
       const session = await auth.authenticate(authorizationHeader(req));
       if (!session) {
@@ -83,6 +108,23 @@ export function createRequestListener(deps: {
   };
 }
 
-export function createHttpServer(listener: http.RequestListener): http.Server {
-  return http.createServer(listener);
+/**
+ * Slow or idle clients must not hold sockets: a request head must arrive within
+ * headersTimeout, the whole request within requestTimeout, and an idle
+ * keep-alive connection is closed after keepAliveTimeout. Node enforces the first
+ * two only when its connection check runs, so that runs often enough to matter.
+ */
+export function createHttpServer(
+  listener: http.RequestListener,
+  timeouts: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number },
+): http.Server {
+  return http.createServer(
+    {
+      headersTimeout: timeouts.headersTimeoutMs,
+      requestTimeout: timeouts.requestTimeoutMs,
+      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(timeouts.headersTimeoutMs / 4))),
+    },
+    listener,
+  );
 }

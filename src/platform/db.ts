@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import type { AuthTables } from '../modules/auth/tables.ts';
 import type { CatalogTables } from '../modules/catalog/tables.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 import type { Logger } from './logger.ts';
 
 export type Database = AuthTables & CatalogTables;
@@ -78,5 +79,13 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
   const { PGlite } = await import('@electric-sql/pglite');
   const dir = path.join(options.dataDir, 'pglite');
   await fs.mkdir(dir, { recursive: true });
-  return createPGliteDatabase(await PGlite.create(dir, PGLITE_OPTIONS), options.onQuery);
+  // One process at a time: a second PGlite on the same files would corrupt them.
+  const unlock = await lockDataDir(options.dataDir);
+  try {
+    const handle = await createPGliteDatabase(await PGlite.create(dir, PGLITE_OPTIONS), options.onQuery);
+    return { ...handle, close: () => handle.close().finally(unlock) };
+  } catch (err) {
+    await unlock();
+    throw err;
+  }
 }

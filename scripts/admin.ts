@@ -1,0 +1,202 @@
+import { z } from 'zod';
+import {
+  deleteExpiredTokens,
+  deleteToken,
+  DuplicateEmailError,
+  findTokens,
+  findUserByEmail,
+} from '../src/modules/auth/repository.ts';
+import { createAuthService, normaliseEmail } from '../src/modules/auth/service.ts';
+import {
+  CliError,
+  EXIT_USAGE,
+  formatTable,
+  parseCommandLine,
+  parseWholeNumber,
+  runCli,
+  usageError,
+} from './lib/cli.ts';
+import { ensureMigrated, withDatabase } from './lib/database.ts';
+import { promptHidden, readStdin } from './lib/prompt.ts';
+
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+Commands:
+  user:create --email E --name N [--admin] [--password-stdin]
+      Creates a user. The password is read from stdin with --password-stdin,
+      otherwise asked for twice on the terminal without echo.
+  token:list [--email E]
+      Lists personal access tokens (never their hashes), optionally of one user.
+  token:revoke ID
+      Deletes the token with that id; its bearer stops working at once.
+  tokens:prune-expired [--hours H]
+      Deletes tokens that expired more than H hours ago (default 24), by their own
+      expires_at or by TOKEN_EXPIRATION_MINUTES when that is set.
+  help
+      Shows this text.
+
+The database is the server's: DATABASE_URL when set, else the embedded one in DATA_DIR.
+`;
+
+const MIN_PASSWORD_LENGTH = 8;
+// The login route refuses longer passwords, so a longer one could never be used.
+const MAX_PASSWORD_BYTES = 1024;
+const MAX_NAME_LENGTH = 255;
+const MAX_TOKEN_ID = 9223372036854775807n;
+
+const emailSchema = z.string().max(254).pipe(z.email());
+
+function parseEmail(raw: string | undefined): string {
+  if (raw === undefined || raw.trim() === '') throw usageError('--email is required.');
+  const email = normaliseEmail(raw);
+  if (!emailSchema.safeParse(email).success) {
+    throw usageError(`--email must be a valid email address of at most 254 characters, got '${raw}'.`);
+  }
+  return email;
+}
+
+function checkPassword(password: string): void {
+  if ([...password].length < MIN_PASSWORD_LENGTH) {
+    throw new CliError(`The password must be at least ${MIN_PASSWORD_LENGTH} characters.`);
+  }
+  if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) {
+    throw new CliError(`The password must not be greater than ${MAX_PASSWORD_BYTES} bytes.`);
+  }
+}
+
+async function readPassword(fromStdin: boolean): Promise<string> {
+  if (fromStdin) return readStdin();
+  if (!process.stdin.isTTY) {
+    throw new CliError('No terminal to ask for the password on: pipe it in and pass --password-stdin.', EXIT_USAGE);
+  }
+  const password = await promptHidden('Password: ');
+  checkPassword(password);
+  if ((await promptHidden('Password (again): ')) !== password) throw new CliError('The passwords do not match.');
+  return password;
+}
+
+async function userCreate(args: string[]): Promise<void> {
+  const { values } = parseCommandLine(args, {
+    email: { type: 'string' },
+    name: { type: 'string' },
+    admin: { type: 'boolean', default: false },
+    'password-stdin': { type: 'boolean', default: false },
+  });
+  const email = parseEmail(values.email);
+  const name = values.name?.trim() ?? '';
+  if (name === '' || name.length > MAX_NAME_LENGTH) {
+    throw usageError(`--name is required (1 to ${MAX_NAME_LENGTH} characters).`);
+  }
+  const password = await readPassword(values['password-stdin']);
+  checkPassword(password);
+
+  await withDatabase(async (ctx) => {
+    await ensureMigrated(ctx);
+    // Through the auth service, so the hashing parameters live in one place.
+    const auth = createAuthService({ db: ctx.database.db, config: ctx.config, logger: ctx.logger });
+    try {
+      const user = await auth.createUser({ name, email, password, isAdmin: values.admin });
+      process.stdout.write(
+        `Created user ${user.id} <${user.email}>${user.isAdmin ? ' (administrator)' : ''} in ${ctx.target}.\n`,
+      );
+    } catch (err) {
+      if (err instanceof DuplicateEmailError) throw new CliError(err.message);
+      throw err;
+    }
+  });
+}
+
+const formatTime = (d: Date | null) => (d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-');
+
+async function tokenList(args: string[]): Promise<void> {
+  const { values } = parseCommandLine(args, { email: { type: 'string' } });
+  const email = values.email === undefined ? undefined : parseEmail(values.email);
+
+  await withDatabase(async (ctx) => {
+    await ensureMigrated(ctx);
+    const { db } = ctx.database;
+    let userId: string | undefined;
+    if (email !== undefined) {
+      const user = await findUserByEmail(db, email);
+      if (!user) throw new CliError(`No user with email ${email}.`);
+      userId = String(user.id);
+    }
+    const tokens = await findTokens(db, { userId });
+    if (tokens.length === 0) {
+      process.stdout.write(email ? `No tokens for ${email}.\n` : 'No tokens.\n');
+      return;
+    }
+    const now = Date.now();
+    const lifetimeMs = ctx.config.tokenExpirationMinutes === undefined ? undefined : ctx.config.tokenExpirationMinutes * 60_000;
+    const rows = tokens.map((t) => {
+      const expired =
+        (t.expires_at !== null && t.expires_at.getTime() <= now) ||
+        (lifetimeMs !== undefined && t.created_at.getTime() + lifetimeMs <= now);
+      return [
+        String(t.id),
+        t.email,
+        t.name,
+        formatTime(t.created_at),
+        formatTime(t.last_used_at),
+        formatTime(t.expires_at),
+        expired ? 'expired' : 'active',
+      ];
+    });
+    process.stdout.write(
+      formatTable(['id', 'user', 'name', 'created_at', 'last_used_at', 'expires_at', 'status'], rows),
+    );
+  });
+}
+
+async function tokenRevoke(args: string[]): Promise<void> {
+  const { positionals } = parseCommandLine(args, {}, 1);
+  const raw = positionals[0];
+  if (raw === undefined) throw usageError('token:revoke needs the id of the token (see token:list).');
+  if (!/^\d+$/.test(raw)) throw usageError(`A token id is a positive whole number, got '${raw}'.`);
+
+  await withDatabase(async (ctx) => {
+    await ensureMigrated(ctx);
+    // An id beyond bigint cannot exist; asking the database would only raise an out-of-range error.
+    const deleted = BigInt(raw) <= MAX_TOKEN_ID && (await deleteToken(ctx.database.db, raw));
+    if (!deleted) throw new CliError(`No token with id ${raw}.`);
+    process.stdout.write(`Revoked token ${raw}.\n`);
+  });
+}
+
+async function tokensPruneExpired(args: string[]): Promise<void> {
+  const { values } = parseCommandLine(args, { hours: { type: 'string', default: '24' } });
+  const hours = parseWholeNumber('--hours', values.hours, { min: 0, max: 24 * 365 * 100 });
+
+  await withDatabase(async (ctx) => {
+    await ensureMigrated(ctx);
+    const lifetimeMinutes = ctx.config.tokenExpirationMinutes;
+    const deleted = await deleteExpiredTokens(ctx.database.db, { hours, lifetimeMinutes });
+    process.stdout.write(
+      `Deleted ${deleted} token${deleted === 1 ? '' : 's'} expired for more than ${hours} hour${hours === 1 ? '' : 's'}` +
+        (lifetimeMinutes === undefined ? '' : ` (TOKEN_EXPIRATION_MINUTES=${lifetimeMinutes})`) +
+        '.\n',
+    );
+  });
+}
+
+const COMMANDS = new Map<string, (args: string[]) => Promise<void>>([
+  ['user:create', userCreate],
+  ['token:list', tokenList],
+  ['token:revoke', tokenRevoke],
+  ['tokens:prune-expired', tokensPruneExpired],
+]);
+
+runCli(async () => {
+  const [command, ...args] = process.argv.slice(2);
+  if (command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const run = command === undefined ? undefined : COMMANDS.get(command);
+  if (!run) {
+    process.stderr.write(`${command === undefined ? 'No command given.' : `Unknown command '${command}'.`}\n\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  await run(args);
+  return 0;
+});

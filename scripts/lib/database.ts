@@ -1,0 +1,52 @@
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createDatabase, type DatabaseHandle } from '../../src/platform/db.ts';
+import { createLogger, type Logger } from '../../src/platform/logger.ts';
+import { migrateToLatest } from '../../src/platform/migrate.ts';
+
+export interface CliContext {
+  config: Config;
+  database: DatabaseHandle;
+  logger: Logger;
+  /** Where the data lives, without credentials: safe to print. */
+  target: string;
+}
+
+/** The database a CLI talks to, named without the password a DATABASE_URL may carry. */
+export function describeTarget(config: Config): string {
+  if (!config.databaseUrl) return `embedded database in ${config.dataDir}`;
+  const url = new URL(config.databaseUrl);
+  return `PostgreSQL ${url.hostname || 'localhost'}:${url.port || '5432'}${url.pathname}`;
+}
+
+/**
+ * Opens the configured database (the same choice as the server: PostgreSQL when
+ * DATABASE_URL is set, else the embedded one under DATA_DIR), runs `fn`, and
+ * always closes it, so a failed command never leaves the process hanging on a pool.
+ */
+export async function withDatabase<T>(fn: (ctx: CliContext) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  // Logs go to stderr and only when something is wrong: stdout is the command's output.
+  const logger = createLogger(config.logLevel === 'silent' ? 'silent' : 'warn', process.stderr);
+  const database = await createDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 2,
+    logger,
+  });
+  try {
+    return await fn({ config, database, logger, target: describeTarget(config) });
+  } finally {
+    await database.close();
+  }
+}
+
+/**
+ * Brings the schema up to date before a command that needs it, as `npm start`
+ * does, and says so on stderr when it applied anything. Returns the names applied.
+ */
+export async function ensureMigrated(ctx: CliContext): Promise<string[]> {
+  const result = await migrateToLatest(ctx.database.db);
+  const applied = (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  for (const name of applied) process.stderr.write(`Applied migration ${name}\n`);
+  return applied;
+}

@@ -1,0 +1,59 @@
+/**
+ * Measures the embedded database (PGlite) as the service uses it: creating a
+ * fresh database under a temporary DATA_DIR, reopening it, and sequential
+ * nested-product reads through the catalog repository. The README's figures for
+ * the embedded back end come from this script:  npx tsx scripts/measure-embedded.ts
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { seedCatalog } from '../db/seeds/catalog.ts';
+import {
+  findComponentsByStepIds,
+  findCustomisationsByComponentIds,
+  findProductsByIds,
+  findStepsByProductIds,
+} from '../src/modules/catalog/repository.ts';
+import { createDatabase } from '../src/platform/db.ts';
+import { createLogger } from '../src/platform/logger.ts';
+import { migrateToLatest } from '../src/platform/migrate.ts';
+
+const READS = 500;
+const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pcs-measure-'));
+const logger = createLogger('silent');
+const open = () => createDatabase({ databaseUrl: undefined, dataDir, poolSize: 1, logger });
+
+try {
+  let t = performance.now();
+  const created = await open();
+  await migrateToLatest(created.db);
+  const createMs = performance.now() - t;
+  await seedCatalog(created.db, { products: 100, seed: 1 });
+  await created.close();
+
+  t = performance.now();
+  const reopened = await open();
+  const reopenMs = performance.now() - t;
+
+  t = performance.now();
+  for (let i = 0; i < READS; i++) {
+    const ids = [String((i % 100) + 1)];
+    await findProductsByIds(reopened.db, ids);
+    const steps = await findStepsByProductIds(reopened.db, ids);
+    const components = await findComponentsByStepIds(reopened.db, steps.map((s) => s.id));
+    await findCustomisationsByComponentIds(reopened.db, components.map((c) => c.id));
+  }
+  const readMs = performance.now() - t;
+  await reopened.close();
+
+  console.log(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, Node ${process.version}`);
+  console.log(`create + migrate a new embedded database: ${createMs.toFixed(0)} ms`);
+  console.log(`reopen it:                                ${reopenMs.toFixed(0)} ms`);
+  console.log(
+    `nested product reads (4 statements each): ${READS} in ${readMs.toFixed(0)} ms = ` +
+      `${((READS * 1000) / readMs).toFixed(0)} products/s, ${((READS * 4 * 1000) / readMs).toFixed(0)} statements/s`,
+  );
+} finally {
+  await fs.rm(dataDir, { recursive: true, force: true });
+}

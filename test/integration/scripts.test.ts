@@ -1,0 +1,316 @@
+import fs from 'node:fs/promises';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CUSTOMISATION_TYPES } from '../../db/seeds/catalog.ts';
+import { loadConfig } from '../../src/config.ts';
+import { insertToken } from '../../src/modules/auth/repository.ts';
+import { createAuthService } from '../../src/modules/auth/service.ts';
+import { generateSecret, hashSecret } from '../../src/modules/auth/token.ts';
+import type { Db } from '../../src/platform/db.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { MIGRATIONS_DIR } from '../../src/platform/migrate.ts';
+import { createCliTarget, type CliTarget } from '../support/cli.ts';
+
+// The CLIs run as real child processes (node --import tsx scripts/...), each
+// database of its own: a fresh PostgreSQL database when DATABASE_URL is set,
+// else a temporary DATA_DIR for the embedded one. A child takes a second or
+// more, so tests within a block build on what the previous ones left.
+
+const SLOW = 180_000;
+
+let a: CliTarget;
+let b: CliTarget;
+beforeAll(async () => {
+  [a, b] = await Promise.all([createCliTarget(), createCliTarget()]);
+});
+afterAll(async () => {
+  await Promise.all([a?.drop(), b?.drop()]);
+});
+
+async function withOpen<T>(target: CliTarget, fn: (db: Db) => Promise<T>): Promise<T> {
+  const handle = await target.open();
+  try {
+    return await fn(handle.db);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function count(db: Db, table: 'products' | 'steps' | 'components' | 'customisations'): Promise<number> {
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The whole catalogue in a stable order, without ids (which depend on the database's sequences). */
+async function snapshot(db: Db) {
+  const products = await db.selectFrom('products').select(['sku', 'name']).orderBy('sku').execute();
+  const customisations = await db
+    .selectFrom('customisations as c')
+    .innerJoin('components as co', 'co.id', 'c.component_id')
+    .innerJoin('steps as s', 's.id', 'co.step_id')
+    .innerJoin('products as p', 'p.id', 's.product_id')
+    .select(['p.sku', 's.order', 's.name as step', 'co.position', 'co.name as component', 'c.name', 'c.type', 'c.price'])
+    .orderBy('p.sku')
+    .orderBy('s.order')
+    .orderBy('co.position')
+    .orderBy('c.id')
+    .execute();
+  return { products, customisations };
+}
+
+describe('npm run db:migrate', () => {
+  it(
+    'applies every migration on an empty database, then says it is up to date',
+    async () => {
+      const migrations = (await fs.readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3));
+      const first = await a.run('migrate', []);
+      expect(first.stderr).toBe('');
+      expect(first.code).toBe(0);
+      for (const name of migrations) expect(first.stdout).toContain(`applied ${name}`);
+      expect(first.stdout).toContain(`Applied ${migrations.length} migrations.`);
+
+      const second = await a.run('migrate', []);
+      expect(second.code).toBe(0);
+      expect(second.stdout).toContain('Database is up to date.');
+      expect(second.stdout).not.toContain('applied');
+    },
+    SLOW,
+  );
+});
+
+describe('npm run db:seed', () => {
+  it('refuses a missing or malformed --products or --seed with a message and exit code 2', async () => {
+    // Refused before the database is opened, so these may run side by side.
+    const cases: [string[], RegExp][] = [
+      [[], /--products is required/],
+      [['--products', '0'], /--products must be a whole number at least 1, got '0'/],
+      [['--products', '1e4'], /--products must be a whole number/],
+      [['--products', '5', '--seed', '2.5', '--colour', 'red'], /Unknown option '--colour'/],
+      [['--products', '5', '--seed', '2.5'], /--seed must be a whole number between 0 and 2147483647/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => a.run('seed', args)));
+    results.forEach((result, i) => {
+      expect(result.code, cases[i]![0].join(' ')).toBe(2);
+      expect(result.stderr).toMatch(cases[i]![1]);
+      expect(result.stdout).not.toContain('Inserted');
+    });
+  }, SLOW);
+
+  it(
+    'seeds N products of 5 steps x 4 components x 3 customisations, migrating first when needed',
+    async () => {
+      // b has never been migrated: the seed script must do it itself.
+      const [seededA, seededB] = await Promise.all([
+        a.run('seed', ['--products', '30', '--seed', '7']),
+        b.run('seed', ['--products', '30', '--seed', '7', '--batch-size', '7']),
+      ]);
+      for (const result of [seededA, seededB]) {
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stdout).toMatch(/^Inserted 30 products in \d+\.\d\d s \(\d+ products\/s\)\.$/m);
+        // Not a terminal: one plain progress line per batch, no carriage returns.
+        expect(result.stdout).toContain('30/30 products (100%), 30 inserted\n');
+        expect(result.stdout).not.toContain('\r');
+      }
+      expect(seededB.stderr).toContain('Applied migration');
+      expect(seededB.stdout.match(/^ {2}\d+\/30 products/gm)).toHaveLength(5);
+
+      await withOpen(a, async (db) => {
+        expect(await count(db, 'products')).toBe(30);
+        expect(await count(db, 'steps')).toBe(150);
+        expect(await count(db, 'components')).toBe(600);
+        expect(await count(db, 'customisations')).toBe(1800);
+        const { products, customisations } = await snapshot(db);
+        expect(new Set(products.map((p) => p.sku)).size).toBe(30);
+        for (const c of customisations) {
+          expect(c.price).toMatch(/^\d+\.\d\d$/);
+          expect(CUSTOMISATION_TYPES).toContain(c.type);
+        }
+        expect(customisations.some((c) => Number(c.price) < 1)).toBe(true);
+        expect(customisations.some((c) => Number(c.price) >= 1)).toBe(true);
+        expect(new Set(customisations.map((c) => c.type)).size).toBe(CUSTOMISATION_TYPES.length);
+      });
+    },
+    SLOW,
+  );
+
+  it(
+    'is deterministic: the same seed gives the same catalogue, and seeding it again inserts nothing',
+    async () => {
+      const again = await a.run('seed', ['--products', '30', '--seed', '7']);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toMatch(/^Inserted 0 products in .*30 already existed/m);
+
+      const [inA, inB] = await Promise.all([withOpen(a, snapshot), withOpen(b, snapshot)]);
+      expect(inA.products).toHaveLength(30);
+      expect(inA.customisations).toHaveLength(1800);
+      // b was seeded in batches of 7, a in one: product i does not depend on its batch.
+      expect(inB).toEqual(inA);
+    },
+    SLOW,
+  );
+});
+
+describe('npm run admin', () => {
+  const email = 'ops.lead@example.com';
+  const password = 'correct horse battery staple';
+  let loginToken: string;
+
+  it('prints its usage for help, and exit code 2 for an unknown or missing command', async () => {
+    const [help, unknown, none] = await Promise.all([a.run('admin', ['help']), a.run('admin', ['user:delete']), a.run('admin', [])]);
+    expect(help.code).toBe(0);
+    for (const command of ['user:create', 'token:list', 'token:revoke', 'tokens:prune-expired']) {
+      expect(help.stdout).toContain(command);
+    }
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("Unknown command 'user:delete'.");
+    expect(unknown.stderr).toContain('Usage:');
+    expect(none.code).toBe(2);
+  }, SLOW);
+
+  it(
+    'user:create --password-stdin creates a user who can then log in',
+    async () => {
+      const created = await a.run(
+        'admin',
+        ['user:create', '--email', '  Ops.Lead@Example.COM ', '--name', 'Ops Lead', '--admin', '--password-stdin'],
+        { input: `${password}\n` },
+      );
+      expect(created.code, created.stderr).toBe(0);
+      expect(created.stdout).toMatch(/^Created user \d+ <ops\.lead@example\.com> \(administrator\)/);
+      expect(created.stdout + created.stderr).not.toContain(password);
+
+      await withOpen(a, async (db) => {
+        const auth = createAuthService({ db, config: loadConfig({}), logger: createLogger('silent') });
+        // Only echo's line break is dropped from stdin: the password is exactly what was typed.
+        expect((await auth.login({ email, password: `${password}\n`, ip: '127.0.0.1' })).ok).toBe(false);
+        const login = await auth.login({ email: 'OPS.LEAD@example.com', password, ip: '127.0.0.1' });
+        expect(login.ok).toBe(true);
+        if (!login.ok) return;
+        expect(login.user).toMatchObject({ email, name: 'Ops Lead', isAdmin: true });
+        loginToken = login.token;
+
+        if (!a.env.DATABASE_URL) {
+          // The embedded database is open here: a second process must refuse it, not share it.
+          const blocked = await a.run('admin', ['token:list']);
+          expect(blocked.code).toBe(1);
+          expect(blocked.stderr).toContain(`The embedded database in ${a.env.DATA_DIR} is in use by process ${process.pid}`);
+        }
+      });
+    },
+    SLOW,
+  );
+
+  it('user:create refuses a duplicate email with a clear message and exit code 1', async () => {
+    const duplicate = await a.run(
+      'admin',
+      ['user:create', '--email', 'OPS.LEAD@example.com', '--name', 'Someone Else', '--password-stdin'],
+      { input: 'another password\n' },
+    );
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr).toContain('A user with this email already exists.');
+    expect(duplicate.stdout).toBe('');
+  }, SLOW);
+
+  it('user:create refuses bad input before touching the database', async () => {
+    const create = (args: string[], input?: string) =>
+      a.run('admin', ['user:create', ...args], input === undefined ? {} : { input });
+    const [noTerminal, short, tooLong, badEmail, noName] = await Promise.all([
+      create(['--email', 'x@example.com', '--name', 'X']),
+      create(['--email', 'x@example.com', '--name', 'X', '--password-stdin'], 'short\n'),
+      create(['--email', 'x@example.com', '--name', 'X', '--password-stdin'], 'é'.repeat(513)),
+      create(['--email', 'not-an-email', '--name', 'X', '--password-stdin'], `${password}\n`),
+      create(['--email', 'x@example.com', '--password-stdin'], `${password}\n`),
+    ]);
+    expect(noTerminal.code).toBe(2);
+    expect(noTerminal.stderr).toContain('--password-stdin');
+    expect(short.code).toBe(1);
+    expect(short.stderr).toContain('at least 8 characters');
+    expect(tooLong.code).toBe(1);
+    expect(tooLong.stderr).toContain('1024 bytes');
+    expect(badEmail.code).toBe(2);
+    expect(badEmail.stderr).toContain('--email must be a valid email address');
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toContain('--name is required');
+  }, SLOW);
+
+  it('token:list shows each token with its user and dates, never its hash or secret', async () => {
+    const [id, secret] = loginToken.split('|') as [string, string];
+    // One at a time: the embedded database admits a single process.
+    const list = await a.run('admin', ['token:list', '--email', email]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/^id +user +name +created_at +last_used_at +expires_at +status$/m);
+    expect(list.stdout).toMatch(
+      new RegExp(`^${id} +${email.replace(/\./g, '\\.')} +login +\\d{4}-\\d\\d-\\d\\dT[\\d:]+Z +- +- +active$`, 'm'),
+    );
+    expect(list.stdout).not.toContain(secret);
+    expect(list.stdout).not.toContain(hashSecret(secret));
+    const unknown = await a.run('admin', ['token:list', '--email', 'nobody@example.com']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('No user with email nobody@example.com.');
+  }, SLOW);
+
+  it('token:revoke deletes the token, and refuses an unknown or malformed id', async () => {
+    const [id] = loginToken.split('|') as [string];
+    const malformed = await a.run('admin', ['token:revoke', '12abc']);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain("A token id is a positive whole number, got '12abc'.");
+
+    const revoked = await a.run('admin', ['token:revoke', id]);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout).toContain(`Revoked token ${id}.`);
+    const again = await a.run('admin', ['token:revoke', id]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`No token with id ${id}.`);
+
+    await withOpen(a, async (db) => {
+      const auth = createAuthService({ db, config: loadConfig({}), logger: createLogger('silent') });
+      expect(await auth.authenticate(`Bearer ${loginToken}`)).toBeNull();
+    });
+  }, SLOW);
+
+  it(
+    'tokens:prune-expired deletes tokens expired for more than 24 hours (or --hours), by expires_at and by TOKEN_EXPIRATION_MINUTES',
+    async () => {
+      const hour = 3_600_000;
+      const ids = await withOpen(a, async (db) => {
+        const user = await db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+        const add = async (name: string, expiresAt: Date | null) =>
+          String(
+            (await insertToken(db, { userId: String(user.id), name, tokenHash: hashSecret(generateSecret('')), expiresAt })).id,
+          );
+        const ids = {
+          longExpired: await add('long-expired', new Date(Date.now() - 48 * hour)),
+          justExpired: await add('just-expired', new Date(Date.now() - hour / 2)),
+          future: await add('future', new Date(Date.now() + 24 * hour)),
+          oldNoExpiry: await add('old-no-expiry', null),
+          fresh: await add('fresh', null),
+        };
+        await sql`UPDATE personal_access_tokens SET created_at = now() - interval '3 hours' WHERE id = ${ids.oldNoExpiry}`.execute(db);
+        return ids;
+      });
+      const listed = (stdout: string) => [...stdout.matchAll(/^(\d+) /gm)].map((m) => m[1]);
+
+      // Only the token expired for two days goes: the one expired half an hour ago is
+      // within the default 24 hours of grace, and no lifetime is configured.
+      const pruned = await a.run('admin', ['tokens:prune-expired']);
+      expect(pruned.code, pruned.stderr).toBe(0);
+      expect(pruned.stdout).toContain('Deleted 1 token expired for more than 24 hours.');
+
+      // With a one-hour lifetime and one hour of grace, the token created three hours ago goes too.
+      const withLifetime = await a.run('admin', ['tokens:prune-expired', '--hours', '1'], {
+        env: { TOKEN_EXPIRATION_MINUTES: '60' },
+      });
+      expect(withLifetime.code, withLifetime.stderr).toBe(0);
+      expect(withLifetime.stdout).toContain('Deleted 1 token expired for more than 1 hour (TOKEN_EXPIRATION_MINUTES=60).');
+
+      const remaining = await a.run('admin', ['token:list']);
+      expect(listed(remaining.stdout).sort()).toEqual([ids.justExpired, ids.future, ids.fresh].sort());
+      expect(remaining.stdout).toMatch(new RegExp(`^${ids.justExpired} .* expired$`, 'm'));
+      expect(remaining.stdout).toMatch(new RegExp(`^${ids.fresh} .* active$`, 'm'));
+    },
+    SLOW,
+  );
+});

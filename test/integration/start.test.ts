@@ -1,0 +1,93 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * `npm start` on a fresh machine: the embedded database is created under
+ * DATA_DIR, migrated and seeded with a demo catalogue and user whose password is
+ * printed once; GraphiQL and a nested product query then work.
+ */
+
+const root = path.resolve(import.meta.dirname, '../..');
+let dataDir: string;
+const children: ChildProcess[] = [];
+
+function start(port: number): Promise<{ child: ChildProcess; output: () => string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+  delete env.DATABASE_URL;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start within 120 s:\n${out}`)), 60_000);
+    child.stdout!.on('data', () => {
+      if (out.includes('GraphiQL:')) {
+        clearTimeout(timer);
+        resolve({ child, output: () => out });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`exited with ${code}:\n${out}`)));
+  });
+}
+
+function stop(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+}
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start on the embedded database', () => {
+  it('seeds a demo once, serves GraphiQL and the nested product query, and keeps its data across restarts', async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pcs-start-'));
+    const port = 40_000 + Math.floor(Math.random() * 20_000);
+    const first = await start(port);
+    const password = /password: (\S+)/.exec(first.output())?.[1];
+    expect(password).toBeDefined();
+    expect(first.output()).toContain(`http://127.0.0.1:${port}/graphql`);
+
+    const base = `http://127.0.0.1:${port}`;
+    const page = await fetch(`${base}/graphql`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Product Configuration Service');
+
+    const login = await fetch(`${base}/api/v1/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'demo@example.com', password }),
+    });
+    expect(login.status).toBe(200);
+    const { data } = (await login.json()) as { data: { token: string } };
+    const query = '{ product(id: "1") { id name steps { id name components { id name customisations { id name type price } } } } }';
+    const res = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${data.token}` },
+      body: JSON.stringify({ query }),
+    });
+    const body = (await res.json()) as any;
+    expect(body.errors).toBeUndefined();
+    expect(body.data.product.steps).toHaveLength(5);
+    expect(body.data.product.steps[0].components[0].customisations).toHaveLength(3);
+    expect(await stop(first.child)).toBe(0);
+
+    // Second start: same data, no new demo user, no password printed.
+    const second = await start(port);
+    expect(second.output()).not.toContain('password:');
+    const again = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${data.token}` },
+      body: JSON.stringify({ query: '{ products(first: 1) { paginatorInfo { total } } }' }),
+    });
+    expect(((await again.json()) as any).data.products.paginatorInfo.total).toBe(50);
+    expect(await stop(second.child)).toBe(0);
+  }, 300_000);
+});

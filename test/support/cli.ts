@@ -1,0 +1,93 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { createDatabase, type DatabaseHandle } from '../../src/platform/db.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+// Settings the CLIs read that the test runner's own environment must not leak into them.
+const CONTROLLED_ENV = ['DATABASE_URL', 'DATA_DIR', 'TOKEN_EXPIRATION_MINUTES', 'TOKEN_PREFIX', 'LOG_LEVEL'];
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * An empty, unmigrated database for CLIs run as child processes: a fresh
+ * PostgreSQL database when DATABASE_URL is set (the one the suite runs on), else
+ * a temporary DATA_DIR where the child creates its own embedded database.
+ */
+export interface CliTarget {
+  env: Record<string, string>;
+  /** Runs `node --import tsx scripts/<script>.ts ...args` against this database. */
+  run(script: string, args: string[], options?: { input?: string; env?: Record<string, string> }): Promise<CliResult>;
+  /**
+   * Opens the same database in the test process. The embedded database allows one
+   * process at a time, so close it before running the next CLI.
+   */
+  open(): Promise<DatabaseHandle>;
+  drop(): Promise<void>;
+}
+
+export async function createCliTarget(): Promise<CliTarget> {
+  const adminUrl = process.env.DATABASE_URL;
+  let env: Record<string, string>;
+  let drop: () => Promise<void>;
+  if (adminUrl) {
+    const name = `pcs_scripts_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    env = { DATABASE_URL: url.toString() };
+    drop = async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    };
+  } else {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pcs-scripts-'));
+    env = { DATA_DIR: dir };
+    drop = () => fs.rm(dir, { recursive: true, force: true });
+  }
+
+  return {
+    env,
+    drop,
+    run(script, args, options = {}) {
+      const childEnv: NodeJS.ProcessEnv = { ...process.env };
+      for (const name of CONTROLLED_ENV) delete childEnv[name];
+      Object.assign(childEnv, env, options.env);
+      return runNode(path.join(ROOT, 'scripts', `${script}.ts`), args, childEnv, options.input);
+    },
+    open() {
+      return createDatabase({
+        databaseUrl: env.DATABASE_URL,
+        dataDir: env.DATA_DIR ?? '',
+        poolSize: 2,
+        logger: createLogger('silent'),
+      });
+    },
+  };
+}
+
+function runNode(file: string, args: string[], env: NodeJS.ProcessEnv, input: string | undefined): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], { cwd: ROOT, env, stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // Stdin is a pipe, never a terminal: a CLI that would prompt must refuse instead.
+    child.stdin.end(input ?? '');
+  });
+}
