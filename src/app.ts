@@ -69,7 +69,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const cors = createCors({ origins: config.corsOrigins, allowedHeaders: CSRF_HEADERS });
   const server = createHttpServer(
     observeRequests(
-      createRequestListener({ routes, graphql, auth, logger, cors, graphqlMaxBodyBytes: config.graphqlMaxBodyBytes }),
+      createRequestListener({
+        routes,
+        graphql,
+        auth,
+        logger,
+        cors,
+        graphqlMaxBodyBytes: config.graphqlMaxBodyBytes,
+        trustProxy: config.trustProxy,
+      }),
       { logger, metrics, lifecycle, routes },
     ),
     {

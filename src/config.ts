@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -47,6 +48,15 @@ const envSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]{0,32}$/, { error: 'may hold only A-Z a-z 0-9 _ - (at most 32)' })
     .default(''),
+  LOGIN_MAX_ATTEMPTS: intInRange(1, 1_000_000).default(5),
+  LOGIN_MAX_ATTEMPTS_PER_IP: intInRange(1, 1_000_000).default(20),
+  LOGIN_DECAY_SECONDS: intInRange(1, 86_400).default(60),
+  TRUST_PROXY: intInRange(0, 10).default(0),
+  // argon2 runs on libuv's thread pool (4 threads by default): more would queue there
+  // and hold up every other pool user (fs, dns, zlib).
+  PASSWORD_HASH_CONCURRENCY: intInRange(1, 64).default(() => Math.min(4, os.availableParallelism())),
+  PASSWORD_HASH_QUEUE: intInRange(0, 10_000).default(50),
+  PASSWORD_HASH_QUEUE_TIMEOUT_MS: intInRange(1, 60_000).default(2_000),
   MAX_PAGE_SIZE: intInRange(1, 10_000).default(100),
   // GraphQL edge limits (README "GraphQL limits and security" says why each default).
   GRAPHQL_MAX_DEPTH: intInRange(1, 100).default(10),
@@ -95,6 +105,17 @@ export type Config = Readonly<{
   metricsToken: string | undefined;
   tokenExpirationMinutes: number | undefined;
   tokenPrefix: string;
+  /** Failed logins per (lowercased email, client IP) per window before 429. */
+  loginMaxAttempts: number;
+  /** Failed logins per client IP (any email) per window: the password-spraying ceiling. */
+  loginMaxAttemptsPerIp: number;
+  loginDecaySeconds: number;
+  /** Proxy hops whose X-Forwarded-For entries are believed; 0: the socket address is the client. */
+  trustProxy: number;
+  /** Logins (each one argon2 verify) and other hashes running at once, how many may wait, and for how long. */
+  passwordHashConcurrency: number;
+  passwordHashQueue: number;
+  passwordHashQueueTimeoutMs: number;
   maxPageSize: number;
   graphqlMaxDepth: number;
   graphqlMaxTokens: number;
@@ -149,6 +170,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.METRICS_TOKEN,
     tokenExpirationMinutes: e.TOKEN_EXPIRATION_MINUTES,
     tokenPrefix: e.TOKEN_PREFIX,
+    loginMaxAttempts: e.LOGIN_MAX_ATTEMPTS,
+    loginMaxAttemptsPerIp: e.LOGIN_MAX_ATTEMPTS_PER_IP,
+    loginDecaySeconds: e.LOGIN_DECAY_SECONDS,
+    trustProxy: e.TRUST_PROXY,
+    passwordHashConcurrency: e.PASSWORD_HASH_CONCURRENCY,
+    passwordHashQueue: e.PASSWORD_HASH_QUEUE,
+    passwordHashQueueTimeoutMs: e.PASSWORD_HASH_QUEUE_TIMEOUT_MS,
     maxPageSize: e.MAX_PAGE_SIZE,
     graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
     graphqlMaxTokens: e.GRAPHQL_MAX_TOKENS,

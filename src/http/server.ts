@@ -11,6 +11,7 @@ import {
   unauthenticatedHttpError,
 } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
+import { clientIp } from './client-ip.ts';
 import { isCorsPath, type Cors } from './cors.ts';
 import { sendHttpError, sendJson } from './respond.ts';
 import { createRouter, type Route } from './router.ts';
@@ -51,13 +52,15 @@ export function createRequestListener(deps: {
   logger: Logger;
   cors: Cors;
   graphqlMaxBodyBytes: number;
+  /** Proxy hops whose X-Forwarded-For is believed (config.trustProxy). */
+  trustProxy?: number;
 }) {
-  const { graphql, auth, logger, cors, graphqlMaxBodyBytes } = deps;
+  const { graphql, auth, logger, cors, graphqlMaxBodyBytes, trustProxy = 0 } = deps;
   const router = createRouter(deps.routes);
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const ip = req.socket.remoteAddress ?? 'unknown';
+    const ip = clientIp(req, trustProxy);
 
     if (isCorsPath(url.pathname)) {
       if (req.method === 'OPTIONS') return cors.preflight(req, res);

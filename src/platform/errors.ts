@@ -31,7 +31,8 @@ export const UNAUTHENTICATED_MESSAGE = 'Unauthenticated.';
 export const BEARER_CHALLENGE = { 'WWW-Authenticate': 'Bearer' } as const;
 
 export function unauthenticatedHttpError(): HttpError {
-  return new HttpError(401, UNAUTHENTICATED_MESSAGE, { headers: { ...BEARER_CHALLENGE } });
+  // no-store: the answers of token routes must never be cached, refusals included.
+  return new HttpError(401, UNAUTHENTICATED_MESSAGE, { headers: { ...BEARER_CHALLENGE, 'Cache-Control': 'no-store' } });
 }
 
 export function unauthenticatedGraphQLError() {

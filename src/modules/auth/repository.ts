@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db.ts';
 
-// All authentication SQL: users and personal access tokens.
+// All authentication SQL: users, personal access tokens and the login throttle.
 
 export interface UserRow {
   id: string;
@@ -125,6 +125,20 @@ export async function deleteToken(db: Db, tokenId: string): Promise<boolean> {
   return Number(result.numDeletedRows) > 0;
 }
 
+/**
+ * Deletes one token, only if it belongs to ownerId (when given): a user revoking
+ * someone else's token matches nothing. Returns the owner of the deleted token.
+ */
+export async function deleteTokenOwnedBy(
+  db: Db,
+  tokenId: string,
+  ownerId: string | undefined,
+): Promise<{ user_id: string } | undefined> {
+  let query = db.deleteFrom('personal_access_tokens').where('id', '=', tokenId);
+  if (ownerId !== undefined) query = query.where('user_id', '=', ownerId);
+  return query.returning(['user_id']).executeTakeFirst();
+}
+
 export async function findTokens(db: Db, filter: { userId?: string } = {}): Promise<(TokenRow & { email: string })[]> {
   let query = db
     .selectFrom('personal_access_tokens as t')
@@ -164,4 +178,65 @@ export async function countUsers(db: Db): Promise<number> {
     .select((eb) => eb.fn.countAll<string>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+export async function deleteUser(db: Db, userId: string): Promise<void> {
+  await db.deleteFrom('users').where('id', '=', userId).execute();
+}
+
+export interface ThrottleHit {
+  key: string;
+  hits: number;
+  /** Whole seconds until the bucket's window ends (at least 1), by the database's clock. */
+  retry_after: number;
+}
+
+/** How many expired buckets one hit sweeps away; enough to outpace their creation. */
+const THROTTLE_SWEEP_BATCH = 100;
+
+/**
+ * Counts one login attempt in each bucket, atomically, and returns the new counts.
+ * A bucket is a fixed window from its first hit: a hit on an expired bucket starts
+ * a new window at 1. The same statement deletes a batch of other expired buckets
+ * (SKIP LOCKED, so concurrent logins never wait on each other's sweep), which keeps
+ * the table small without a cron. All times come from the database's clock, so
+ * instances with skewed clocks still share one window.
+ */
+export async function hitLoginThrottle(db: Db, keys: readonly string[], decaySeconds: number): Promise<ThrottleHit[]> {
+  const keyList = sql.join(keys.map((k) => sql`${k}`));
+  const rows = keys.map((k) => sql`(${k}, 1, now() + ${decaySeconds}::int * interval '1 second')`);
+  const result = await sql<ThrottleHit>`
+    WITH swept AS (
+      DELETE FROM login_throttle
+      WHERE key IN (
+        SELECT key FROM login_throttle
+        WHERE expires_at <= now() AND key NOT IN (${keyList})
+        ORDER BY expires_at
+        LIMIT ${THROTTLE_SWEEP_BATCH}
+        FOR UPDATE SKIP LOCKED
+      )
+    )
+    INSERT INTO login_throttle AS t (key, hits, expires_at)
+    VALUES ${sql.join(rows)}
+    ON CONFLICT (key) DO UPDATE SET
+      hits = CASE WHEN t.expires_at <= now() THEN 1 ELSE t.hits + 1 END,
+      expires_at = CASE WHEN t.expires_at <= now() THEN excluded.expires_at ELSE t.expires_at END
+    RETURNING t.key, t.hits, greatest(1, ceil(extract(epoch FROM t.expires_at - now())))::int AS retry_after
+  `.execute(db);
+  return result.rows.map((r) => ({ key: r.key, hits: Number(r.hits), retry_after: Number(r.retry_after) }));
+}
+
+/** Takes back one counted attempt from each live bucket (an attempt that did not verify a password). */
+export async function releaseLoginThrottle(db: Db, keys: readonly string[]): Promise<void> {
+  await db
+    .updateTable('login_throttle')
+    .set({ hits: sql`hits - 1` })
+    .where('key', 'in', keys)
+    .where('hits', '>', 0)
+    .where('expires_at', '>', sql<Date>`now()`)
+    .execute();
+}
+
+export async function clearLoginThrottle(db: Db, key: string): Promise<void> {
+  await db.deleteFrom('login_throttle').where('key', '=', key).execute();
 }

@@ -1,15 +1,38 @@
+import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { readObjectBody } from '../../http/body.ts';
 import { sendJson } from '../../http/respond.ts';
 import type { Route } from '../../http/router.ts';
 import { HttpError, type FieldErrors } from '../../platform/errors.ts';
-import { presentUser, type AuthService } from './service.ts';
+import { presentUser, type AuthService, type TokenSummary } from './service.ts';
 
-/** Login, logout and the other token routes; bodies as the original service shaped them. */
+/** Login, logout and the token routes; bodies as the original service shaped them. */
 
 const REST_BODY_LIMIT = 16 * 1024;
 const MAX_PASSWORD_BYTES = 1024;
 const NO_STORE = { 'Cache-Control': 'no-store' };
+/** A token id as the database could hold it; anything else names no token. */
+const TOKEN_ID = /^[1-9][0-9]{0,18}$/;
+const MAX_TOKEN_ID = 9223372036854775807n;
+
+/**
+ * Tokens and credentials must never sit in a cache. Set before anything can fail,
+ * so error answers (422, 429, 404 ...) carry it too: writeHead merges it in.
+ */
+function noStore(res: ServerResponse): void {
+  res.setHeader('Cache-Control', 'no-store');
+}
+
+function presentToken(token: TokenSummary) {
+  return {
+    id: Number(token.id),
+    name: token.name,
+    created_at: token.createdAt.toISOString(),
+    last_used_at: token.lastUsedAt?.toISOString() ?? null,
+    expires_at: token.expiresAt?.toISOString() ?? null,
+    current: token.current,
+  };
+}
 
 const loginSchema = z.object({
   email: z
@@ -48,10 +71,24 @@ export function createAuthRoutes(auth: AuthService): Route[] {
       path: '/api/v1/login',
       auth: false,
       async handle({ req, res, ip }) {
+        noStore(res);
         const parsed = loginSchema.safeParse(await readObjectBody(req, REST_BODY_LIMIT));
         if (!parsed.success) throw validationError(parsed.error.issues);
         const result = await auth.login({ ...parsed.data, ip });
-        if (!result.ok) throw new HttpError(401, 'Invalid credentials.', { headers: NO_STORE });
+        if (!result.ok) {
+          switch (result.reason) {
+            case 'invalid-credentials':
+              throw new HttpError(401, 'Invalid credentials.', { headers: NO_STORE });
+            case 'throttled':
+              throw new HttpError(429, 'Too Many Attempts.', {
+                headers: { ...NO_STORE, 'Retry-After': String(result.retryAfterSeconds) },
+              });
+            case 'busy':
+              throw new HttpError(503, 'Too many logins at once. Please retry shortly.', {
+                headers: { ...NO_STORE, 'Retry-After': String(result.retryAfterSeconds) },
+              });
+          }
+        }
         sendJson(res, 200, { success: true, data: { token: result.token, user: presentUser(result.user) } }, NO_STORE);
       },
     },
@@ -60,8 +97,32 @@ export function createAuthRoutes(auth: AuthService): Route[] {
       path: '/api/v1/logout',
       auth: true,
       async handle({ res, session, ip }) {
+        noStore(res);
         await auth.logout(session!, ip);
         sendJson(res, 200, { success: true, message: 'Logged out.' }, NO_STORE);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/tokens',
+      auth: true,
+      async handle({ res, session }) {
+        noStore(res);
+        const tokens = await auth.listTokens(session!);
+        sendJson(res, 200, { success: true, data: tokens.map(presentToken) }, NO_STORE);
+      },
+    },
+    {
+      method: 'DELETE',
+      path: /^\/api\/v1\/tokens\/(?<id>[^/]+)$/,
+      auth: true,
+      async handle({ res, session, params, ip }) {
+        noStore(res);
+        const id = params.id ?? '';
+        // Not a possible id, not theirs, or gone: all the same 404, so ids of other users' tokens stay unknown.
+        const revoked = TOKEN_ID.test(id) && BigInt(id) <= MAX_TOKEN_ID && (await auth.revokeToken(session!, id, ip));
+        if (!revoked) throw new HttpError(404, 'Token not found.', { headers: NO_STORE });
+        sendJson(res, 200, { success: true, message: 'Token revoked.' }, NO_STORE);
       },
     },
   ];

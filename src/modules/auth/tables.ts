@@ -24,7 +24,15 @@ export interface PersonalAccessTokenTable {
   created_at: Generated<Date>;
 }
 
+/** A fixed-window login throttle bucket (see the 0010 migration). */
+export interface LoginThrottleTable {
+  key: string;
+  hits: number;
+  expires_at: Date;
+}
+
 export interface AuthTables {
   users: UserTable;
   personal_access_tokens: PersonalAccessTokenTable;
+  login_throttle: LoginThrottleTable;
 }

@@ -1,0 +1,68 @@
+import http, { type OutgoingHttpHeaders } from 'node:http';
+import net from 'node:net';
+
+/**
+ * HTTP requests fetch cannot make: from another loopback address (a second
+ * "client IP" on Linux, where all of 127.0.0.0/8 is local), with a header sent
+ * twice, or with bytes fetch refuses to put on the wire.
+ */
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  json(): any;
+}
+
+export function request(
+  baseUrl: string,
+  path: string,
+  options: { method?: string; headers?: OutgoingHttpHeaders; body?: unknown; localAddress?: string } = {},
+): Promise<RawResponse> {
+  const url = new URL(path, baseUrl);
+  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: options.method ?? 'GET',
+        localAddress: options.localAddress,
+        agent: false,
+        headers: {
+          ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
+          ...options.headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** POST /api/v1/login from a given client address. */
+export function loginFrom(baseUrl: string, localAddress: string, email: string, password: string) {
+  return request(baseUrl, '/api/v1/login', { method: 'POST', body: { email, password }, localAddress });
+}
+
+/** Writes raw bytes (end them with Connection: close) and returns all the server sent back. */
+export function rawExchange(baseUrl: string, bytes: Buffer): Promise<string> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(url.port), url.hostname, () => socket.write(bytes));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.on('error', reject);
+  });
+}
