@@ -6,6 +6,7 @@ import type { AuthTables } from '../modules/auth/tables.ts';
 import type { CatalogTables } from '../modules/catalog/tables.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Logger } from './logger.ts';
+import { withPreparedStatements } from './prepared.ts';
 
 export type Database = AuthTables & CatalogTables;
 export type Db = Kysely<Database>;
@@ -58,7 +59,10 @@ export function createPostgresDatabase(options: {
   // Without a listener, an idle client dropped by the server emits 'error' on
   // the pool and takes the whole process down.
   pool.on('error', (err) => options.logger.warn({ err: { message: err.message } }, 'idle database connection lost'));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: queryLogger(options.onQuery) });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }),
+    log: queryLogger(options.onQuery),
+  });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
 
