@@ -46,7 +46,7 @@ const settings = {
   connections: Number(opts.connections),
   threads: Number(opts.threads),
   // Distinct requests per case; every one is checked against the reference first.
-  distinct: quick ? 200 : 1000,
+  distinct: quick ? 200 : 500,
   queries: opts.queries!.split(',').map((q) => q.trim()) as QueryName[],
   servicePool: opts.pool,
   referencePool: opts['ref-pool'] ?? opts.pool ?? '10',
@@ -183,13 +183,10 @@ class PgMonitor {
     return Number(rows[0]!.n);
   }
   /**
-   * Ends the benchmark database's (idle) backends: an exiting backend flushes its
-   * pending statistics at once, where an idle one may hold them back for up to 10 s.
-   * Both servers' pools reconnect on their next request.
+   * Waits until requests still queued in the servers when wrk stopped have
+   * finished: every backend idle and the servers' CPU time unchanged for 300 ms.
    */
-  async flush(serverPids: number[]): Promise<void> {
-    // Requests still queued in a server when wrk stops finish first: backends are
-    // ended only once they are idle and the servers have used no CPU for a while.
+  async drain(serverPids: number[]): Promise<void> {
     const serverTicks = () => serverPids.reduce((sum, pid) => sum + (cpuTicks(pid) ?? 0), 0);
     for (let quiet = 0, i = 0, last = serverTicks(); quiet < 3 && i < 600; i++) {
       await new Promise((r) => setTimeout(r, 100));
@@ -201,6 +198,15 @@ class PgMonitor {
       quiet = rows[0]!.busy === 0 && now === last ? quiet + 1 : 0;
       last = now;
     }
+  }
+
+  /**
+   * Ends the benchmark database's backends once drained: an exiting backend
+   * flushes its pending statistics at once, where an idle one may hold them back
+   * for up to 10 s. Both servers' pools reconnect on their next request.
+   */
+  async flush(serverPids: number[]): Promise<void> {
+    await this.drain(serverPids);
     await this.client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
       this.dbName,
     ]);
@@ -296,6 +302,8 @@ async function runCase(
     const state = server.child.exitCode === null ? 'running' : `exited with ${server.child.exitCode}`;
     throw new Error(`${err.message}\n${server.name} ${state}; its stderr:\n${server.stderr.join('')}`);
   });
+  // The warm-up's last requests must not run on the measured window's CPU.
+  await monitor.drain(serverPids);
 
   const pidsBefore = await monitor.backendPids();
   const pgBefore = new Map(pidsBefore.map((pid) => [pid, cpuTicks(pid) ?? 0]));
