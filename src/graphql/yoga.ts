@@ -1,15 +1,13 @@
-import { useGenericAuth } from '@envelop/generic-auth';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { GraphQLSchema } from 'graphql';
-import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
+import { createYoga, type GraphiQLOptions, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
 import { unauthenticatedGraphQLError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createCatalogLoaders } from '../modules/catalog/loaders.ts';
-import type { SessionUser } from '../modules/auth/service.ts';
 import type { GraphQLContext, ServerContext } from './context.ts';
 import { createParseCaches, useGraphQLLimits } from './limits.ts';
 import { MASKED_ERROR_MESSAGE, maskErrorEverywhere, useOperationSelection, useVariableInputErrors } from './request-errors.ts';
@@ -55,6 +53,12 @@ const GRAPHIQL_OPTIONS: GraphiQLOptions = {
 let graphiqlPage: string | undefined;
 const renderGraphiQLOnce = (options: GraphiQLOptions) => (graphiqlPage ??= renderGraphiQL(options));
 
+const requireSession: Plugin<GraphQLContext> = {
+  onExecute({ args, setResultAndStopExecution }) {
+    if (!args.contextValue.session) setResultAndStopExecution({ errors: [unauthenticatedGraphQLError()] });
+  },
+};
+
 export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Logger; schema: GraphQLSchema }) {
   const { config, db, logger, schema } = deps;
   return createYoga<ServerContext, GraphQLContext>({
@@ -86,12 +90,11 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
     }),
     plugins: [
       // Defence in depth: the dispatcher already refuses requests without a valid
-      // token; should one reach execution, it still gets SPEC's 401 body.
-      useGenericAuth<SessionUser, GraphQLContext>({
-        mode: 'protect-all',
-        resolveUserFn: (ctx) => ctx.session?.user ?? null,
-        validateUser: ({ user }) => (user ? undefined : unauthenticatedGraphQLError()),
-      }),
+      // token; should one reach execution, it still gets SPEC's 401 body. (Not
+      // @envelop/generic-auth's protect-all: it rewrites the document on every
+      // request, so graphql-jit's per-document cache never hit and every request
+      // compiled its operation anew.)
+      requireSession,
       // GET queries and form or text/plain posts run only with a preflight-forcing header.
       useCSRFPrevention({ requestHeaders: [...CSRF_HEADERS] }),
       useGraphQLLimits(config),
