@@ -27,7 +27,9 @@ const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const selfUs = new Map<number, number>();
 profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
+const idleIds = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
+// Shares are of the time the thread was busy: an idle server says nothing about where work goes.
+const total = [...selfUs].reduce((a, [id, us]) => a + (idleIds.has(id) ? 0 : us), 0);
 
 function where(url: string): string {
   if (!url) return '(native/V8)';
@@ -41,6 +43,7 @@ function where(url: string): string {
 const fnSelf = new Map<string, number>();
 const pkgSelf = new Map<string, number>();
 for (const [id, us] of selfUs) {
+  if (idleIds.has(id)) continue;
   const node = byId.get(id)!;
   const { functionName, url, lineNumber } = node.callFrame;
   const key = `${functionName || '(anonymous)'}  ${where(url)}${url ? `:${lineNumber + 1}` : ''}`;
@@ -50,7 +53,7 @@ for (const [id, us] of selfUs) {
 }
 
 const pct = (us: number) => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
-console.log(`total ${(total / 1000).toFixed(0)} ms sampled\n\nself time by package or file:`);
+console.log(`${(total / 1000).toFixed(0)} ms busy (idle excluded)\n\nself time by package or file:`);
 for (const [k, us] of [...pkgSelf].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(us)}  ${k}`);
 console.log('\nself time by function:');
 for (const [k, us] of [...fnSelf].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(us)}  ${k}`);
