@@ -467,6 +467,7 @@ async function main(): Promise<number> {
       `${settings.servicePool ? `, service pool ${settings.servicePool}` : ''}, reference pool ${settings.referencePool}\n\n${table}\n\n`,
   );
   for (const q of settings.queries) process.stdout.write(`${q}: ${QUERY_LABELS[q]}\n`);
+  if (quick) process.stdout.write('--quick: a few seconds per case; the figures are indicative, the run checks correctness.\n');
   if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ settings, rows: json }, null, 2));
   if (failed) log('FAILED: errors, non-2xx or bad responses during the load (see errors/bad)');
   return failed ? 1 : 0;
