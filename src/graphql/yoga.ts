@@ -1,4 +1,3 @@
-import { useGraphQlJit } from '@envelop/graphql-jit';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { GraphQLSchema } from 'graphql';
@@ -91,19 +90,15 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
     plugins: [
       // Defence in depth: the dispatcher already refuses requests without a valid
       // token; should one reach execution, it still gets SPEC's 401 body. (Not
-      // @envelop/generic-auth's protect-all: it rewrites the document on every
-      // request, so graphql-jit's per-document cache never hit and every request
-      // compiled its operation anew.)
+      // @envelop/generic-auth's protect-all: it re-validates and rebuilds the
+      // document on every request, which defeats Yoga's parse and validation cache
+      // and any executor that caches per document, such as graphql-jit.)
       requireSession,
       // GET queries and form or text/plain posts run only with a preflight-forcing header.
       useCSRFPrevention({ requestHeaders: [...CSRF_HEADERS] }),
       useGraphQLLimits(config),
       useOperationSelection(),
       useVariableInputErrors(),
-      // Compiles each distinct operation once (cached per parsed document) into
-      // plain JavaScript: about twice the throughput of graphql-js on nested
-      // product queries (BENCHMARKS.md).
-      useGraphQlJit(),
     ],
   });
 }
