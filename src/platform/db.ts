@@ -6,6 +6,7 @@ import type { AuthTables } from '../modules/auth/tables.ts';
 import type { CatalogTables } from '../modules/catalog/tables.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Logger } from './logger.ts';
+import { withPreparedStatements } from './prepared.ts';
 
 export type Database = AuthTables & CatalogTables;
 export type Db = Kysely<Database>;
@@ -90,7 +91,7 @@ export function createPostgresDatabase(options: {
   // process; the query itself still fails and the request answers 503.
   pool.on('connect', (client) => client.on('error', () => {}));
   const observers = queryObservers(options.onQuery);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: observers.log });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }), log: observers.log });
   return {
     db,
     kind: 'postgres',

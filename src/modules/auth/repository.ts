@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db.ts';
+import { preparedQuery } from '../../platform/prepared.ts';
 
 // All authentication SQL: users, personal access tokens and the login throttle.
 
@@ -87,9 +88,8 @@ export async function insertToken(
     .executeTakeFirstOrThrow();
 }
 
-/** The one statement an authenticated request costs: the token row and its user, by token id. */
-export async function findTokenWithUser(db: Db, tokenId: string): Promise<TokenWithUserRow | undefined> {
-  return db
+const tokenWithUser = preparedQuery<TokenWithUserRow>('auth_token_with_user', (db: Db) =>
+  db
     .selectFrom('personal_access_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
     .select([
@@ -104,8 +104,15 @@ export async function findTokenWithUser(db: Db, tokenId: string): Promise<TokenW
       'u.is_admin as user_is_admin',
       'u.created_at as user_created_at',
     ])
-    .where('t.id', '=', tokenId)
-    .executeTakeFirst();
+    .where('t.id', '=', '0'),
+);
+
+/**
+ * The one statement an authenticated request costs: the token row and its user, by
+ * token id. A named prepared statement on PostgreSQL, as it runs on every request.
+ */
+export async function findTokenWithUser(db: Db, tokenId: string): Promise<TokenWithUserRow | undefined> {
+  return (await tokenWithUser.execute(db, [tokenId]))[0];
 }
 
 /** Records use at most once a minute per token: the WHERE makes concurrent touches a no-op. */

@@ -1,4 +1,5 @@
 import { crc32 } from 'node:zlib';
+import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 
 /**
  * Cursor encoding. A cursor is base64url("<kind>:<id>:<crc32>") where id is the
@@ -45,26 +46,61 @@ export interface PaginatorInfo {
   endCursor: string | null;
 }
 
+/** PaginatorInfo fields that need the counts over the whole table. */
+const COUNTED_FIELDS = new Set(['currentPage', 'firstItem', 'lastItem', 'lastPage', 'total']);
+
+/**
+ * Whether the paginator field being resolved selects a PaginatorInfo field that
+ * needs counts, looking through fragments. Directives are ignored: a field under
+ * @skip still counts, which only costs the counts.
+ */
+export function selectsPaginatorCounts(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>): boolean {
+  const any = (set: SelectionSetNode | undefined, test: (name: string, sub: SelectionSetNode | undefined) => boolean): boolean =>
+    (set?.selections ?? []).some((s) => {
+      if (s.kind === Kind.FIELD) return test(s.name.value, s.selectionSet);
+      if (s.kind === Kind.INLINE_FRAGMENT) return any(s.selectionSet, test);
+      const fragment = info.fragments[s.name.value];
+      return fragment ? any(fragment.selectionSet, test) : true;
+    });
+  return info.fieldNodes.some((node) =>
+    any(node.selectionSet, (name, sub) => name === 'paginatorInfo' && any(sub, (field) => COUNTED_FIELDS.has(field)))
+  );
+}
+
 export function buildPaginatorInfo(args: {
   perPage: number;
-  total: number;
-  skipped: number;
+  /** null when the counts were not fetched (no selected field needs them). */
+  total: number | null;
+  skipped: number | null;
   count: number;
   hasMorePages: boolean;
   endCursor: string | null;
 }): PaginatorInfo {
   const { perPage, total, skipped, count } = args;
-  return {
+  const uncounted = {
     count,
+    hasMorePages: args.hasMorePages,
+    perPage,
+    endCursor: count > 0 ? args.endCursor : null,
+  };
+  if (total === null || skipped === null) {
+    // Reading a count that was not fetched is a bug to surface, never a silent 0.
+    const missing = (): never => {
+      throw new Error('PaginatorInfo counts were read but not fetched');
+    };
+    return Object.defineProperties(
+      uncounted,
+      Object.fromEntries([...COUNTED_FIELDS].map((f) => [f, { get: missing, enumerable: true }])),
+    ) as PaginatorInfo;
+  }
+  return {
+    ...uncounted,
     // The page the returned records sit on: a page that starts mid-way (records
     // deleted before the cursor) still reports the page of its first record.
     currentPage: Math.floor(skipped / perPage) + 1,
     firstItem: count > 0 ? skipped + 1 : null,
-    hasMorePages: args.hasMorePages,
     lastItem: count > 0 ? skipped + count : null,
     lastPage: Math.max(1, Math.ceil(total / perPage)),
-    perPage,
     total,
-    endCursor: count > 0 ? args.endCursor : null,
   };
 }

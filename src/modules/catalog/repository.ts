@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db.ts';
+import { preparedQuery } from '../../platform/prepared.ts';
 
 // All catalog SQL. Plain functions taking the database (or a transaction) first
 // and returning rows; bigint ids and numeric prices stay strings here.
@@ -31,56 +32,100 @@ export interface CustomisationRow {
 
 export interface ProductPageRows {
   rows: ProductRow[];
-  /** Products in the whole table. */
-  total: number;
-  /** Products with an id at or before the cursor: the page's offset. */
-  skipped: number;
+  /** Products in the whole table (null when not asked for). */
+  total: number | null;
+  /** Products with an id at or before the cursor: the page's offset (null when not asked for). */
+  skipped: number | null;
 }
 
-/**
- * One statement for a keyset page plus the counts PaginatorInfo needs, so a page
- * costs a single round trip whatever is selected. `limit` is one more than the page
- * size: the extra row only says whether another page exists.
- */
-export async function findProductPage(
-  db: Db,
-  { afterId, limit }: { afterId: string | null; limit: number },
-): Promise<ProductPageRows> {
-  const after = afterId ?? '0';
-  const { rows } = await sql<{
-    total: string;
-    skipped: string;
-    id: string | null;
-    name: string | null;
-    sku: string | null;
-  }>`
+type PageRow = { total: string | null; skipped: string | null; id: string | null; name: string | null; sku: string | null };
+
+// The counts scan every product id; a page that selects no field needing them
+// (total, lastPage, currentPage, firstItem, lastItem) skips them. Either way one statement.
+const productPageWithCounts = preparedQuery<PageRow>('catalog_product_page_counted', (db) =>
+  sql<PageRow>`
     SELECT c.total, c.skipped, p.id, p.name, p.sku
     FROM (
-      SELECT count(*) AS total, count(*) FILTER (WHERE id <= ${after}::bigint) AS skipped
+      SELECT count(*) AS total, count(*) FILTER (WHERE id <= ${'0'}::bigint) AS skipped
       FROM products
     ) c
     LEFT JOIN LATERAL (
       SELECT id, name, sku FROM products
-      WHERE id > ${after}::bigint
+      WHERE id > ${'0'}::bigint
       ORDER BY id
-      LIMIT ${limit}
+      LIMIT ${1}
     ) p ON true
     ORDER BY p.id
-  `.execute(db);
+  `.compile(db),
+);
+const productPage = preparedQuery<PageRow>('catalog_product_page', (db) =>
+  sql<PageRow>`
+    SELECT NULL AS total, NULL AS skipped, id, name, sku FROM products
+    WHERE id > ${'0'}::bigint
+    ORDER BY id
+    LIMIT ${1}
+  `.compile(db),
+);
+
+/**
+ * One statement for a keyset page plus, when asked, the counts PaginatorInfo needs,
+ * so a page costs a single round trip whatever is selected. `limit` is one more than
+ * the page size: the extra row only says whether another page exists.
+ */
+export async function findProductPage(
+  db: Db,
+  { afterId, limit, withCounts }: { afterId: string | null; limit: number; withCounts: boolean },
+): Promise<ProductPageRows> {
+  const after = afterId ?? '0';
+  const rows = withCounts
+    ? await productPageWithCounts.execute(db, [after, after, limit])
+    : await productPage.execute(db, [after, limit]);
   const first = rows[0];
   return {
-    total: Number(first?.total ?? 0),
-    skipped: Number(first?.skipped ?? 0),
-    rows: rows.filter((r): r is typeof r & ProductRow => r.id !== null),
+    total: withCounts ? Number(first?.total ?? 0) : null,
+    skipped: withCounts ? Number(first?.skipped ?? 0) : null,
+    rows: rows.filter((r): r is PageRow & ProductRow => r.id !== null),
   };
 }
 
-export async function findProductsByIds(db: Db, ids: readonly string[]): Promise<ProductRow[]> {
-  return db
+// The per-level reads behind the loaders: one statement per level of the tree
+// whatever the number of parents, each a named prepared statement on PostgreSQL.
+const productsByIds = preparedQuery<ProductRow>('catalog_products_by_ids', (db: Db) =>
+  db
     .selectFrom('products')
     .select(['id', 'name', 'sku'])
-    .where(sql<boolean>`id = ANY(${ids}::bigint[])`)
-    .execute();
+    .where(sql<boolean>`id = ANY(${[]}::bigint[])`),
+);
+const stepsByProductIds = preparedQuery<StepRow>('catalog_steps_by_product_ids', (db: Db) =>
+  db
+    .selectFrom('steps')
+    .select(['id', 'product_id', 'name', 'order'])
+    .where(sql<boolean>`product_id = ANY(${[]}::bigint[])`)
+    .orderBy('product_id')
+    .orderBy('order'),
+);
+const componentsByStepIds = preparedQuery<ComponentRow>('catalog_components_by_step_ids', (db: Db) =>
+  db
+    .selectFrom('components')
+    .select(['id', 'step_id', 'name', 'position'])
+    .where(sql<boolean>`step_id = ANY(${[]}::bigint[])`)
+    .orderBy('step_id')
+    .orderBy('position')
+    .orderBy('id'),
+);
+const customisationsByComponentIds = preparedQuery<CustomisationRow>(
+  'catalog_customisations_by_component_ids',
+  (db: Db) =>
+    db
+      .selectFrom('customisations')
+      .select(['id', 'component_id', 'name', 'type', 'price'])
+      .where(sql<boolean>`component_id = ANY(${[]}::bigint[])`)
+      .orderBy('component_id')
+      .orderBy('id'),
+);
+
+export function findProductsByIds(db: Db, ids: readonly string[]): Promise<ProductRow[]> {
+  return productsByIds.execute(db, [ids]);
 }
 
 // By-id reads of the nested entities, for federation's entity references: one
@@ -109,38 +154,16 @@ export async function findCustomisationsByIds(db: Db, ids: readonly string[]): P
     .execute();
 }
 
-export async function findStepsByProductIds(db: Db, productIds: readonly string[]): Promise<StepRow[]> {
-  return db
-    .selectFrom('steps')
-    .select(['id', 'product_id', 'name', 'order'])
-    .where(sql<boolean>`product_id = ANY(${productIds}::bigint[])`)
-    .orderBy('product_id')
-    .orderBy('order')
-    .execute();
+export function findStepsByProductIds(db: Db, productIds: readonly string[]): Promise<StepRow[]> {
+  return stepsByProductIds.execute(db, [productIds]);
 }
 
-export async function findComponentsByStepIds(db: Db, stepIds: readonly string[]): Promise<ComponentRow[]> {
-  return db
-    .selectFrom('components')
-    .select(['id', 'step_id', 'name', 'position'])
-    .where(sql<boolean>`step_id = ANY(${stepIds}::bigint[])`)
-    .orderBy('step_id')
-    .orderBy('position')
-    .orderBy('id')
-    .execute();
+export function findComponentsByStepIds(db: Db, stepIds: readonly string[]): Promise<ComponentRow[]> {
+  return componentsByStepIds.execute(db, [stepIds]);
 }
 
-export async function findCustomisationsByComponentIds(
-  db: Db,
-  componentIds: readonly string[],
-): Promise<CustomisationRow[]> {
-  return db
-    .selectFrom('customisations')
-    .select(['id', 'component_id', 'name', 'type', 'price'])
-    .where(sql<boolean>`component_id = ANY(${componentIds}::bigint[])`)
-    .orderBy('component_id')
-    .orderBy('id')
-    .execute();
+export function findCustomisationsByComponentIds(db: Db, componentIds: readonly string[]): Promise<CustomisationRow[]> {
+  return customisationsByComponentIds.execute(db, [componentIds]);
 }
 
 export async function countProducts(db: Db): Promise<number> {

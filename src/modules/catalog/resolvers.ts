@@ -1,4 +1,5 @@
 import type { Resolvers } from '../../graphql/generated/resolvers-types.ts';
+import { selectsPaginatorCounts } from './pagination.ts';
 import { getProductPage, parseCatalogId, parseProductId } from './service.ts';
 
 // Adapters only: read the arguments, call a loader or the service, return.
@@ -8,11 +9,12 @@ import { getProductPage, parseCatalogId, parseProductId } from './service.ts';
 // same per-request loaders, so a batch of N references costs one statement per type.
 export const catalogResolvers: Resolvers = {
   Query: {
-    products: (_, args, ctx) =>
+    products: (_, args, ctx, info) =>
       getProductPage(ctx.db, ctx.loaders.catalog, {
         first: args.first,
         after: args.after,
         maxPageSize: ctx.config.maxPageSize,
+        withCounts: selectsPaginatorCounts(info),
       }),
     product: (_, args, ctx) => {
       const id = parseProductId(args.id);

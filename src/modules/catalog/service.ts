@@ -24,7 +24,7 @@ export interface ProductPage {
 export async function getProductPage(
   db: Db,
   loaders: CatalogLoaders,
-  args: { first: number; after: string | null | undefined; maxPageSize: number },
+  args: { first: number; after: string | null | undefined; maxPageSize: number; withCounts: boolean },
 ): Promise<ProductPage> {
   const { first, maxPageSize } = args;
   if (first > maxPageSize) {
@@ -40,7 +40,7 @@ export async function getProductPage(
     if (afterId === null) throw badUserInputError('Invalid cursor.');
   }
 
-  const page = await findProductPage(db, { afterId, limit: first + 1 });
+  const page = await findProductPage(db, { afterId, limit: first + 1, withCounts: args.withCounts });
   const rows = page.rows.slice(0, first);
   const data = rows.map(toProductParent);
   // Later product(id) selections in the same request reuse these rows.

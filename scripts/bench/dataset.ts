@@ -1,0 +1,107 @@
+import pg from 'pg';
+import { sql } from 'kysely';
+import { loadConfig } from '../../src/config.ts';
+import { createAuthService } from '../../src/modules/auth/service.ts';
+import { createPostgresDatabase } from '../../src/platform/db.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { migrateToLatest } from '../../src/platform/migrate.ts';
+import { seedCatalog } from '../../db/seeds/catalog.ts';
+
+/** Fixed so that every run, on every machine, benchmarks the same catalogue. */
+export const BENCH_SEED = 20261122;
+export const BENCH_EMAIL = 'bench@bench.invalid';
+
+const logger = createLogger('silent');
+
+/** CREATE DATABASE when absent; returns true when it had to be created. */
+export async function ensureDatabase(url: string): Promise<boolean> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Refusing unusual database name ${JSON.stringify(name)}`);
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (rowCount) return false;
+    await client.query(`CREATE DATABASE ${name}`);
+    return true;
+  } finally {
+    await client.end();
+  }
+}
+
+export interface Dataset {
+  productIds: string[];
+  /** A bearer token of a bench user, fresh for this run (revoke it with revokeToken). */
+  token: string;
+  tokenId: string;
+  seededNow: number;
+  seedMs: number;
+}
+
+/**
+ * Migrates, seeds `products` products (each 5 steps x 4 components x 3
+ * customisations) with BENCH_SEED when fewer are there, and issues a token. Reseeding
+ * is idempotent: generated skus collide and are skipped.
+ */
+export async function prepareDataset(url: string, products: number, log: (line: string) => void): Promise<Dataset> {
+  const database = createPostgresDatabase({ databaseUrl: url, poolSize: 2, logger });
+  const { db } = database;
+  try {
+    await migrateToLatest(db);
+    const have = Number(
+      (await sql<{ n: string }>`SELECT count(*) AS n FROM products WHERE sku LIKE ${`S${BENCH_SEED}-%`}`.execute(db))
+        .rows[0]!.n,
+    );
+    let seededNow = 0;
+    const started = Date.now();
+    if (have < products) {
+      log(`seeding ${products} products (have ${have}) with seed ${BENCH_SEED}...`);
+      seededNow = await seedCatalog(db, {
+        products,
+        seed: BENCH_SEED,
+        batchSize: 500,
+        onProgress: (done, total) => {
+          if (done % 2000 === 0 || done === total) log(`  ${done}/${total}`);
+        },
+      });
+      // Sets the visibility map too, so index-only scans skip the heap as on a settled database.
+      await sql`VACUUM ANALYZE`.execute(db);
+    }
+    const seedMs = Date.now() - started;
+    // The first `products` products of the bench seed, in id order: the request
+    // generator picks ids and cursors among these.
+    const { rows } = await sql<{ id: string }>`
+      SELECT id FROM products WHERE sku LIKE ${`S${BENCH_SEED}-%`} ORDER BY id LIMIT ${products}
+    `.execute(db);
+
+    const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' });
+    const auth = createAuthService({ db, config, logger });
+    let user = await db.selectFrom('users').select('id').where('email', '=', BENCH_EMAIL).executeTakeFirst();
+    if (!user) {
+      // Nobody logs in with it: the password is random and never shown.
+      const created = await auth.createUser({
+        name: 'Benchmark',
+        email: BENCH_EMAIL,
+        password: `${crypto.randomUUID()}${crypto.randomUUID()}`,
+        isAdmin: false,
+      });
+      user = { id: created.id };
+    }
+    const token = await auth.issueToken(String(user.id), 'bench');
+    return { productIds: rows.map((r) => String(r.id)), token, tokenId: token.split('|')[0]!, seededNow, seedMs };
+  } finally {
+    await database.close();
+  }
+}
+
+export async function revokeToken(url: string, tokenId: string): Promise<void> {
+  const database = createPostgresDatabase({ databaseUrl: url, poolSize: 1, logger });
+  try {
+    await database.db.deleteFrom('personal_access_tokens').where('id', '=', tokenId).execute();
+  } finally {
+    await database.close();
+  }
+}

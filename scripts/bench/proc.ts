@@ -1,0 +1,26 @@
+import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
+export const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** utime + stime of a process in ticks, or null when it is gone. */
+export function cpuTicks(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+/** cutime + cstime of this process: CPU of its children that have exited and been reaped. */
+export function reapedChildrenTicks(): number {
+  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[13]) + Number(fields[14]);
+}
+
+export const ticksToMs = (ticks: number) => (ticks * 1000) / CLOCK_TICKS;
