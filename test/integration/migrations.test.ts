@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -10,6 +9,7 @@ import {
 } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { hasPendingMigrations, migrateToLatest } from '../../src/platform/migrate.ts';
+import { createScratchDatabase } from '../support/scratch-database.ts';
 
 const url = process.env.DATABASE_URL;
 const logger = createLogger('silent');
@@ -17,23 +17,17 @@ const logger = createLogger('silent');
 /** A brand-new, never-migrated database on the back end under test. */
 async function emptyDatabase(): Promise<{ open(): Promise<DatabaseHandle>; drop(): Promise<void> }> {
   if (url) {
-    const name = `pcs_migrate_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const dbUrl = new URL(url);
-    dbUrl.pathname = `/${name}`;
+    const scratch = await createScratchDatabase(url, `pcs_migrate_${randomBytes(4).toString('hex')}`);
     const handles: DatabaseHandle[] = [];
     return {
       async open() {
-        const handle = createPostgresDatabase({ databaseUrl: dbUrl.toString(), poolSize: 2, logger });
+        const handle = createPostgresDatabase({ databaseUrl: scratch.url, poolSize: 2, logger });
         handles.push(handle);
         return handle;
       },
       async drop() {
         await Promise.all(handles.map((h) => h.close()));
-        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await admin.end();
+        await scratch.drop();
       },
     };
   }

@@ -4,9 +4,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { createDatabase, type DatabaseHandle } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
+import { createScratchDatabase } from './scratch-database.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -41,17 +41,9 @@ export async function createCliTarget(): Promise<CliTarget> {
   let env: Record<string, string>;
   let drop: () => Promise<void>;
   if (adminUrl) {
-    const name = `pcs_scripts_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    env = { DATABASE_URL: url.toString() };
-    drop = async () => {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    };
+    const scratch = await createScratchDatabase(adminUrl, `pcs_scripts_${randomBytes(6).toString('hex')}`);
+    env = { DATABASE_URL: scratch.url };
+    drop = scratch.drop;
   } else {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pcs-scripts-'));
     env = { DATA_DIR: dir };

@@ -1,6 +1,5 @@
 import fs from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { inject } from 'vitest';
 import {
   createPGliteDatabase,
@@ -9,6 +8,7 @@ import {
   type DatabaseHandle,
 } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
+import { createScratchDatabase } from './scratch-database.ts';
 
 /** Every SQL statement the app sends, for statement-count assertions. */
 export class QueryLog {
@@ -37,14 +37,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const info = inject('testDatabase');
   const queries = new QueryLog();
   if (info.kind === 'postgres') {
-    const name = `${info.template}_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: info.adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${info.template}`);
-    const url = new URL(info.adminUrl);
-    url.pathname = `/${name}`;
+    const scratch = await createScratchDatabase(info.adminUrl, `${info.template}_${randomBytes(4).toString('hex')}`, {
+      template: info.template,
+    });
     const handle = createPostgresDatabase({
-      databaseUrl: url.toString(),
+      databaseUrl: scratch.url,
       poolSize: 10,
       logger: createLogger('silent'),
       onQuery: queries.record,
@@ -52,11 +49,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     return {
       handle,
       queries,
-      url: url.toString(),
+      url: scratch.url,
       async drop() {
         await handle.close();
-        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await admin.end();
+        await scratch.drop();
       },
     };
   }

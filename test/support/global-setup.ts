@@ -2,11 +2,11 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { createPGliteDatabase, createPostgresDatabase, PGLITE_OPTIONS } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { migrateToLatest } from '../../src/platform/migrate.ts';
+import { createScratchDatabase } from './scratch-database.ts';
 
 /**
  * Migrates one template database per run; every test file then gets its own
@@ -25,13 +25,9 @@ const logger = createLogger('silent');
 export default async function setup(project: TestProject) {
   const url = process.env.DATABASE_URL;
   if (url) {
-    const template = `pcs_template_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${template}`);
-    const templateUrl = new URL(url);
-    templateUrl.pathname = `/${template}`;
-    const handle = createPostgresDatabase({ databaseUrl: templateUrl.toString(), poolSize: 1, logger });
+    const scratch = await createScratchDatabase(url, `pcs_template_${randomBytes(4).toString('hex')}`);
+    const { admin, name: template } = scratch;
+    const handle = createPostgresDatabase({ databaseUrl: scratch.url, poolSize: 1, logger });
     await migrateToLatest(handle.db);
     await handle.close();
     project.provide('testDatabase', { kind: 'postgres', adminUrl: url, template });
@@ -44,8 +40,7 @@ export default async function setup(project: TestProject) {
       for (const { datname } of rows.filter((r) => r.datname !== template)) {
         await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
       }
-      await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
-      await admin.end();
+      await scratch.drop();
     };
   }
 
