@@ -2,6 +2,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AuthService } from '../modules/auth/service.ts';
 import type { GraphQLHandler } from '../graphql/yoga.ts';
 import { GRAPHQL_PATH } from '../graphql/yoga.ts';
+import { MASKED_ERROR_MESSAGE } from '../graphql/request-errors.ts';
 import { isDatabaseUnavailable, SERVICE_UNAVAILABLE_MESSAGE } from '../platform/db-errors.ts';
 import {
   HttpError,
@@ -21,6 +22,11 @@ const GRAPHQL_UNAUTHENTICATED_BODY = JSON.stringify({
 });
 const GRAPHQL_UNAVAILABLE_BODY = {
   errors: [{ message: SERVICE_UNAVAILABLE_MESSAGE, extensions: { code: 'SERVICE_UNAVAILABLE' } }],
+};
+
+// The same masked error Yoga gives for a failing resolver, for failures before Yoga runs.
+const GRAPHQL_INTERNAL_ERROR_BODY = {
+  errors: [{ message: MASKED_ERROR_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
 };
 
 const GRAPHQL_TOO_LARGE_BODY = JSON.stringify({
@@ -121,7 +127,9 @@ export function createRequestListener(deps: {
         }
         return sendHttpError(res, unavailable);
       }
-      logger.error({ err, method: req.method, path: req.url?.split('?')[0] }, 'unhandled request error');
+      const path = req.url?.split('?')[0];
+      logger.error({ err, method: req.method, path }, 'unhandled request error');
+      if (path === GRAPHQL_PATH) return sendJson(res, 500, GRAPHQL_INTERNAL_ERROR_BODY);
       sendJson(res, 500, { success: false, message: 'Server Error' });
     });
   };

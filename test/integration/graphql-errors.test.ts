@@ -49,6 +49,23 @@ describe.each(['development', 'production'] as const)('internal errors with NODE
     expect(t.logs.text).toMatch(/customisations/);
   });
 
+  it('masks a failure before GraphQL runs (the token lookup itself) the same way, as a GraphQL body', async () => {
+    // A broken table, not an outage: the token lookup fails with an SQL error.
+    await t.app.database.db.schema.alterTable('personal_access_tokens').renameColumn('token_hash', 'gone').execute();
+    try {
+      const res = await rawGraphQL(t, {
+        token,
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ query: '{ __typename }' }),
+      });
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ errors: [{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+      expectNothingInternal(res.text);
+    } finally {
+      await t.app.database.db.schema.alterTable('personal_access_tokens').renameColumn('gone', 'token_hash').execute();
+    }
+  });
+
   it('answers malformed JSON with a short fixed message and 400, echoing nothing', async () => {
     for (const accept of ['application/graphql-response+json', 'application/json']) {
       const res = await rawGraphQL(t, {
