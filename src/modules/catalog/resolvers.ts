@@ -1,6 +1,6 @@
 import type { Resolvers } from '../../graphql/generated/resolvers-types.ts';
 import { selectsPaginatorCounts } from './pagination.ts';
-import { getProductPage, parseCatalogId, parseProductId } from './service.ts';
+import { getProductPage, parseCatalogId } from './service.ts';
 
 // Adapters only: read the arguments, call a loader or the service, return.
 // Typed by the code generated from schema/ (`npm run codegen`): parents are the
@@ -17,13 +17,13 @@ export const catalogResolvers: Resolvers = {
         withCounts: selectsPaginatorCounts(info),
       }),
     product: (_, args, ctx) => {
-      const id = parseProductId(args.id);
+      const id = parseCatalogId(args.id);
       return id === null ? null : ctx.loaders.catalog.productsById.load(id);
     },
   },
   Product: {
     __resolveReference: (ref, ctx) => {
-      const id = parseProductId(ref.id);
+      const id = parseCatalogId(ref.id);
       return id === null ? null : ctx.loaders.catalog.productsById.load(id);
     },
     steps: (product, _, ctx) => ctx.loaders.catalog.stepsByProductId.load(product.id),

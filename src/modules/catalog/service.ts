@@ -14,7 +14,6 @@ export function parseCatalogId(id: string): string | null {
   return BigInt(id) <= MAX_BIGINT ? id : null;
 }
 
-export const parseProductId = parseCatalogId;
 
 export interface ProductPage {
   data: ProductParent[];
