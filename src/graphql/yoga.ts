@@ -10,6 +10,7 @@ import type { Logger } from '../platform/logger.ts';
 import { createCatalogLoaders } from '../modules/catalog/loaders.ts';
 import type { SessionUser } from '../modules/auth/service.ts';
 import type { GraphQLContext, ServerContext } from './context.ts';
+import { useCompiledExecution } from './jit.ts';
 import { createParseCaches, useGraphQLLimits } from './limits.ts';
 import { maskDatabaseUnavailable, useOperationName } from './operations.ts';
 import { MASKED_ERROR_MESSAGE, useOperationSelection, useVariableInputErrors } from './request-errors.ts';
@@ -110,6 +111,7 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
       useOperationSelection(),
       useVariableInputErrors(),
       useOperationName(),
+      useCompiledExecution(),
     ],
   });
 }
