@@ -1,15 +1,6 @@
 import DataLoader from 'dataloader';
 import type { Db } from '../../platform/db.ts';
-import {
-  toComponentParent,
-  toCustomisationParent,
-  toProductParent,
-  toStepParent,
-  type ComponentParent,
-  type CustomisationParent,
-  type ProductParent,
-  type StepParent,
-} from './mappers.ts';
+import type { ComponentParent, CustomisationParent, ProductParent, StepParent } from './mappers.ts';
 import {
   findComponentsByIds,
   findComponentsByStepIds,
@@ -21,15 +12,15 @@ import {
 } from './repository.ts';
 
 /** Groups rows by a key, returning one array per requested key, in key order. */
-function groupByKey<R, P>(keys: readonly string[], rows: R[], keyOf: (r: R) => string, map: (r: R) => P): P[][] {
-  const groups = new Map<string, P[]>(keys.map((k) => [k, []]));
-  for (const row of rows) groups.get(keyOf(row))?.push(map(row));
+function groupByKey<R>(keys: readonly string[], rows: R[], keyOf: (r: R) => string): R[][] {
+  const groups = new Map<string, R[]>(keys.map((k) => [k, []]));
+  for (const row of rows) groups.get(keyOf(row))?.push(row);
   return keys.map((k) => groups.get(k)!);
 }
 
-/** One parent (or null) per requested id, in key order. */
-function parentsById<R extends { id: string }, P>(ids: readonly string[], rows: R[], map: (r: R) => P): (P | null)[] {
-  const found = new Map(rows.map((r) => [String(r.id), map(r)]));
+/** One row (or null) per requested id, in key order. */
+function rowsById<R extends { id: string }>(ids: readonly string[], rows: R[]): (R | null)[] {
+  const found = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => found.get(id) ?? null);
 }
 
@@ -39,33 +30,26 @@ function parentsById<R extends { id: string }, P>(ids: readonly string[], rows: 
  */
 export function createCatalogLoaders(db: Db) {
   return {
-    productsById: new DataLoader<string, ProductParent | null>(async (ids) => {
-      const rows = await findProductsByIds(db, ids);
-      const byId = new Map(rows.map((r) => [String(r.id), toProductParent(r)]));
-      return ids.map((id) => byId.get(id) ?? null);
-    }),
+    productsById: new DataLoader<string, ProductParent | null>(async (ids) =>
+      rowsById(ids, await findProductsByIds(db, ids)),
+    ),
     stepsById: new DataLoader<string, StepParent | null>(async (ids) =>
-      parentsById(ids, await findStepsByIds(db, ids), toStepParent),
+      rowsById(ids, await findStepsByIds(db, ids)),
     ),
     componentsById: new DataLoader<string, ComponentParent | null>(async (ids) =>
-      parentsById(ids, await findComponentsByIds(db, ids), toComponentParent),
+      rowsById(ids, await findComponentsByIds(db, ids)),
     ),
     customisationsById: new DataLoader<string, CustomisationParent | null>(async (ids) =>
-      parentsById(ids, await findCustomisationsByIds(db, ids), toCustomisationParent),
+      rowsById(ids, await findCustomisationsByIds(db, ids)),
     ),
     stepsByProductId: new DataLoader<string, StepParent[]>(async (ids) =>
-      groupByKey(ids, await findStepsByProductIds(db, ids), (r) => String(r.product_id), toStepParent),
+      groupByKey(ids, await findStepsByProductIds(db, ids), (r) => r.product_id),
     ),
     componentsByStepId: new DataLoader<string, ComponentParent[]>(async (ids) =>
-      groupByKey(ids, await findComponentsByStepIds(db, ids), (r) => String(r.step_id), toComponentParent),
+      groupByKey(ids, await findComponentsByStepIds(db, ids), (r) => r.step_id),
     ),
     customisationsByComponentId: new DataLoader<string, CustomisationParent[]>(async (ids) =>
-      groupByKey(
-        ids,
-        await findCustomisationsByComponentIds(db, ids),
-        (r) => String(r.component_id),
-        toCustomisationParent,
-      ),
+      groupByKey(ids, await findCustomisationsByComponentIds(db, ids), (r) => r.component_id),
     ),
   };
 }

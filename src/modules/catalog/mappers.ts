@@ -1,7 +1,7 @@
-import type { ComponentRow, CustomisationRow, ProductRow, StepRow } from './repository.ts';
-
-// Rows in, GraphQL parents out. The only place that knows pg hands bigint and
-// numeric over as strings.
+// The GraphQL parents of the catalog types: what resolvers receive, and what
+// the generated resolver types (codegen's mappers) refer to. The repository's
+// reads return rows of exactly these shapes (plus the parent key a loader
+// groups by), so no per-row conversion runs between SQL and GraphQL.
 
 export interface ProductParent {
   id: string;
@@ -23,16 +23,3 @@ export interface CustomisationParent {
   type: string;
   price: number;
 }
-
-export const toProductParent = (r: ProductRow): ProductParent => ({ id: String(r.id), name: r.name, sku: r.sku });
-export const toStepParent = (r: StepRow): StepParent => ({ id: String(r.id), name: r.name, order: r.order });
-export const toComponentParent = (r: ComponentRow): ComponentParent => ({ id: String(r.id), name: r.name });
-// numeric(12,2) is at most 10 integer digits plus 2 decimals: well inside a
-// double's 15 exact significant digits, so Number() yields the shortest float
-// that prints back as the stored value (0.29 stays 0.29).
-export const toCustomisationParent = (r: CustomisationRow): CustomisationParent => ({
-  id: String(r.id),
-  name: r.name,
-  type: r.type,
-  price: Number(r.price),
-});

@@ -1,7 +1,7 @@
 import { badUserInputError } from '../../platform/errors.ts';
 import type { Db } from '../../platform/db.ts';
 import type { CatalogLoaders } from './loaders.ts';
-import { toProductParent, type ProductParent } from './mappers.ts';
+import type { ProductParent } from './mappers.ts';
 import { buildPaginatorInfo, decodeCursor, encodeCursor, type PaginatorInfo } from './pagination.ts';
 import { findProductPage } from './repository.ts';
 
@@ -40,8 +40,7 @@ export async function getProductPage(
   }
 
   const page = await findProductPage(db, { afterId, limit: first + 1, withCounts: args.withCounts });
-  const rows = page.rows.slice(0, first);
-  const data = rows.map(toProductParent);
+  const data: ProductParent[] = page.rows.slice(0, first);
   // Later product(id) selections in the same request reuse these rows.
   for (const product of data) loaders.productsById.prime(product.id, product);
   const last = data.at(-1);

@@ -2,7 +2,7 @@ import type { Generated } from 'kysely';
 
 /**
  * Row shapes of the catalog tables as pg returns them: bigint ids and numeric
- * prices arrive as strings, which the mappers turn into GraphQL values.
+ * prices arrive as strings (the repository's reads cast them for GraphQL).
  */
 export interface ProductTable {
   id: Generated<string>;
