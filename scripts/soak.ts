@@ -22,6 +22,7 @@ import { createAuthService } from '../src/modules/auth/service.ts';
 import { createDatabase } from '../src/platform/db.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { migrateToLatest } from '../src/platform/migrate.ts';
+import { serviceNodeArgs } from './lib/start-command.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -198,7 +199,7 @@ async function startOwnServer(): Promise<Target> {
   await database.close();
 
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, serviceNodeArgs(), {
     env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

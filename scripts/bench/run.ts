@@ -10,6 +10,7 @@ import { encodeCursor } from '../../src/modules/catalog/pagination.ts';
 import { ensureDatabase, prepareDataset, revokeToken } from './dataset.ts';
 import { cpuTicks, reapedChildrenTicks, ticksToMs } from './proc.ts';
 import { QUERY_LABELS, QUERY_NAMES, requestBodies, type QueryName } from './queries.ts';
+import { serviceNodeArgs } from '../lib/start-command.ts';
 
 /**
  * npm run bench [-- --quick] : the service against the reference server, same load,
@@ -88,9 +89,10 @@ interface Server {
   stderr: string[];
 }
 
-async function startServer(name: Server['name'], script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Server> {
+/** Starts `node <args>` with a free port. */
+async function startServer(name: Server['name'], args: string[], env: Record<string, string>): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -365,15 +367,15 @@ async function main(): Promise<number> {
   const results = new Map<string, CaseTotals>();
   try {
     servers.push(
+      // As `npm start` runs it, runtime flags included.
       await startServer(
         'service',
-        'src/main.ts',
+        [...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...serviceNodeArgs()],
         serviceEnv,
-        opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
       ),
     );
     servers.push(
-      await startServer('reference', path.join(HERE, 'reference-server.ts'), {
+      await startServer('reference', ['--import', 'tsx', path.join(HERE, 'reference-server.ts')], {
         DATABASE_URL: settings.url,
         POOL_SIZE: settings.referencePool,
       }),

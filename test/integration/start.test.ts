@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { serviceNodeArgs } from '../../scripts/lib/start-command.ts';
 
 /**
  * `npm start` on a fresh machine: the embedded database is created under
@@ -17,7 +18,7 @@ const children: ChildProcess[] = [];
 function start(port: number): Promise<{ child: ChildProcess; output: () => string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'production' };
   delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, serviceNodeArgs(), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   child.stdout!.on('data', (d) => (out += d));

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serviceNodeArgs } from '../../scripts/lib/start-command.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -24,12 +25,12 @@ export interface ServerProcess {
   kill(): void;
 }
 
-/** The real service, `node --import tsx src/main.ts`, as an operator would start it. */
+/** The real service, started exactly as `npm start` starts it. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
   const base = { ...process.env } as Record<string, string>;
   delete base.DATABASE_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, serviceNodeArgs(), {
     cwd: ROOT,
     env: { ...base, NODE_ENV: 'production', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
