@@ -11,7 +11,7 @@ import { createCatalogLoaders } from '../modules/catalog/loaders.ts';
 import type { SessionUser } from '../modules/auth/service.ts';
 import type { GraphQLContext, ServerContext } from './context.ts';
 import { useCompiledExecution } from './jit.ts';
-import { createParseCaches, useGraphQLLimits } from './limits.ts';
+import { createParseCaches, useGraphQLLimits, useUndeclaredBodyLimit } from './limits.ts';
 import { maskDatabaseUnavailable, useOperationName } from './operations.ts';
 import { MASKED_ERROR_MESSAGE, useOperationSelection, useVariableInputErrors } from './request-errors.ts';
 
@@ -65,6 +65,7 @@ const requireUser: Plugin<GraphQLContext & { currentUser?: SessionUser | null }>
 
 export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Logger; schema: GraphQLSchema }) {
   const { config, db, logger, schema } = deps;
+  const parseCaches = createParseCaches();
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
@@ -77,9 +78,10 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
     // CORS is answered by the dispatcher (src/http/cors.ts) for REST and GraphQL alike.
     cors: false,
     batching: false,
-    // Caps streamed (chunked) bodies; declared lengths are refused by the dispatcher first.
-    maxRequestBodySize: config.graphqlMaxBodyBytes,
-    parserAndValidationCache: createParseCaches(),
+    // Declared lengths are refused by the dispatcher; chunked bodies are capped by
+    // useUndeclaredBodyLimit below, without Yoga's per-request stream pipeline.
+    maxRequestBodySize: false,
+    parserAndValidationCache: parseCaches,
     logging: {
       debug: (...args) => logger.debug({ args }, 'yoga'),
       info: (...args) => logger.info({ args }, 'yoga'),
@@ -107,7 +109,8 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
       requireUser,
       // GET queries and form or text/plain posts run only with a preflight-forcing header.
       useCSRFPrevention({ requestHeaders: [...CSRF_HEADERS] }),
-      useGraphQLLimits(config),
+      useUndeclaredBodyLimit(config.graphqlMaxBodyBytes),
+      useGraphQLLimits(config, (query) => parseCaches.documentCache.has(query)),
       useOperationSelection(),
       useVariableInputErrors(),
       useOperationName(),

@@ -94,6 +94,13 @@ describe('token limit', () => {
     await expectRefused(t, token, query, /^Token limit of 1000 exceeded\.$/);
   });
 
+  it('counts every time: a refused document is not let through on a second send', async () => {
+    // Documents in the parse cache skip the count; a refused one must never get there.
+    const query = `{ ${'__typename '.repeat(1001)}}`;
+    await expectRefused(t, token, query, /^Token limit of 1000 exceeded\.$/);
+    await expectRefused(t, token, query, /^Token limit of 1000 exceeded\.$/);
+  });
+
   it('refuses a flat document with too many tokens, and for legacy application/json clients too', async () => {
     const query = `{ ${'__typename '.repeat(1001)}}`;
     t.database.queries.reset();
