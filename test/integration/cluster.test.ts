@@ -180,6 +180,9 @@ describe.skipIf(!process.env.DATABASE_URL)('WEB_CONCURRENCY=2 on PostgreSQL (a c
     await server.waitForLog((l) => l.msg === 'restarting worker');
     const started = await server.waitForLog((l) => l.msg === 'worker started' && !workerPids.includes(l.workerPid));
     const replacement = started.workerPid as number;
+    // Forked, but still loading its code: a scrape must not wait for it (nor fail).
+    const scrapedMeanwhile = await scrape();
+    expect(scrapedMeanwhile.status).toBe(200);
     // The replacement is not listening yet: the survivor takes everything meanwhile.
     const during = await query();
     expect(during.status).toBe(200);
