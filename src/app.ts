@@ -36,6 +36,11 @@ export interface AppOptions {
   onQuery?: QueryObserver;
   /** Begin in the 'starting' phase (503 but for probes) until lifecycle.markServing(): main.ts listens before the database is ready. */
   starting?: boolean;
+  /**
+   * What GET /metrics serves instead of this app's own registry: a cluster
+   * worker serves the whole instance's, whichever worker the scrape reached.
+   */
+  metricsExposition?: () => Promise<string>;
 }
 
 /** Builds the service without listening or migrating: main.ts and the tests decide those. */
@@ -63,7 +68,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const graphql = createGraphQLHandler({ config, db, logger, schema: buildSchema() });
   const routes = [
     ...createHealthRoutes(db, () => lifecycle.phase === 'serving'),
-    createMetricsRoute(metrics, config.metricsToken),
+    createMetricsRoute(metrics, config.metricsToken, options.metricsExposition),
     ...createAuthRoutes(auth),
   ];
   const cors = createCors({ origins: config.corsOrigins, allowedHeaders: CSRF_HEADERS });

@@ -23,6 +23,12 @@ const intInRange = (min: number, max: number) =>
 const optionalInt = (min: number, max: number) =>
   z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), intInRange(min, max).optional());
 
+const MAX_WORKERS = 64;
+const WORKERS_MESSAGE = `must be auto or a whole number between 1 and ${MAX_WORKERS}`;
+
+// zod still runs the refinements below on an out-of-range value: report that once, not twice.
+const isWorkerCount = (n: number) => Number.isInteger(n) && n >= 1 && n <= MAX_WORKERS;
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: intInRange(0, 65535).default(4000),
@@ -40,6 +46,17 @@ const envSchema = z.object({
   DATABASE_CONNECT_TIMEOUT_MS: intInRange(100, 60_000).default(2_000),
   DATABASE_STATEMENT_TIMEOUT_MS: intInRange(100, 600_000).default(2_000),
   SHUTDOWN_TIMEOUT_MS: intInRange(0, 600_000).default(10_000),
+  // Heroku's and Render's name for it. `auto`: one worker per core this process may use.
+  WEB_CONCURRENCY: z
+    .preprocess(
+      (v) => (typeof v === 'string' && v.trim().toLowerCase() === 'auto' ? Math.min(MAX_WORKERS, os.availableParallelism()) : v),
+      z.coerce
+        .number({ error: WORKERS_MESSAGE })
+        .int({ error: WORKERS_MESSAGE })
+        .min(1, { error: WORKERS_MESSAGE })
+        .max(MAX_WORKERS, { error: WORKERS_MESSAGE }),
+    )
+    .default(1),
   METRICS_TOKEN: optionalNonEmpty.pipe(
     z.string().min(16, { error: 'must be at least 16 characters' }).optional(),
   ),
@@ -101,6 +118,8 @@ export type Config = Readonly<{
   databaseStatementTimeoutMs: number;
   /** How long SIGTERM waits for in-flight requests before cutting the remaining connections. */
   shutdownTimeoutMs: number;
+  /** HTTP worker processes (node:cluster); 1: this process serves alone, as without the setting. */
+  workers: number;
   /** Bearer token for GET /metrics; unset: /metrics is not served. */
   metricsToken: string | undefined;
   tokenExpirationMinutes: number | undefined;
@@ -132,10 +151,20 @@ export type Config = Readonly<{
   corsOrigins: readonly string[];
 }>;
 
-const configSchema = envSchema.refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
-  path: ['HTTP_HEADERS_TIMEOUT_MS'],
-  error: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS (node:http refuses it)',
-});
+const configSchema = envSchema
+  .refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
+    path: ['HTTP_HEADERS_TIMEOUT_MS'],
+    error: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS (node:http refuses it)',
+  })
+  // PGlite lives inside one process and its data directory is locked to that
+  // process: a second worker could not open it. Refusing says so at once; quietly
+  // running one worker would leave the operator believing every core is in use.
+  .refine((e) => !isWorkerCount(e.WEB_CONCURRENCY) || e.WEB_CONCURRENCY === 1 || e.DATABASE_URL !== undefined, {
+    path: ['WEB_CONCURRENCY'],
+    error: (issue) =>
+      `${(issue.input as { WEB_CONCURRENCY: number }).WEB_CONCURRENCY} workers need a PostgreSQL server (DATABASE_URL): ` +
+      'the embedded database admits one process; unset WEB_CONCURRENCY or set it to 1',
+  });
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -167,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseConnectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    workers: e.WEB_CONCURRENCY,
     metricsToken: e.METRICS_TOKEN,
     tokenExpirationMinutes: e.TOKEN_EXPIRATION_MINUTES,
     tokenPrefix: e.TOKEN_PREFIX,

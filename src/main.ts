@@ -1,13 +1,17 @@
+import cluster from 'node:cluster';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { seedDemoIfEmpty } from '../db/seeds/demo.ts';
 import { createApp } from './app.ts';
-import { ConfigError, loadConfig } from './config.ts';
-import { createDatabase } from './platform/db.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { joinCluster, runPrimary } from './platform/cluster.ts';
+import { createDatabase, type DatabaseHandle } from './platform/db.ts';
 import { isDatabaseUnavailable } from './platform/db-errors.ts';
-import { createLogger } from './platform/logger.ts';
+import { createLogger, type Logger } from './platform/logger.ts';
 import { migrateToLatest } from './platform/migrate.ts';
 
 // config → database → createApp → listen → (migrate, then serve); signals. The only file that listens.
+// With WEB_CONCURRENCY > 1 this process is the cluster's primary (it migrates and
+// supervises, platform/cluster.ts) and each worker runs the rest of main() without migrating.
 
 /** Waits between attempts to reach a database that is not there yet: quick at first, then every few seconds. */
 const RETRY_DELAYS_MS = [250, 500, 1_000, 2_000];
@@ -19,6 +23,49 @@ function prettyLogsAvailable(): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Applies pending migrations, retrying while the database is unreachable;
+ * false when shutdown began first. On PostgreSQL, migrations get a connection
+ * of their own without the request statement timeout: a long index build must
+ * not be cut short (and retried forever). afterMigrations runs inside the retry.
+ */
+async function migrateWhenReachable(
+  config: Config,
+  logger: Logger,
+  database: DatabaseHandle | undefined,
+  isStopping: () => boolean,
+  afterMigrations?: () => Promise<void>,
+): Promise<boolean> {
+  const migrationDatabase =
+    database?.kind === 'embedded'
+      ? database
+      : await createDatabase({
+          databaseUrl: config.databaseUrl,
+          dataDir: config.dataDir,
+          poolSize: 1,
+          connectTimeoutMs: config.databaseConnectTimeoutMs,
+          statementTimeoutMs: 0,
+          logger,
+        });
+  for (let attempt = 0; !isStopping(); attempt++) {
+    try {
+      const migrations = await migrateToLatest(migrationDatabase.db);
+      for (const m of migrations.results ?? []) logger.info({ migration: m.migrationName, status: m.status }, 'migration');
+      await afterMigrations?.();
+      break;
+    } catch (err) {
+      if (isStopping()) return false;
+      // A broken migration will not fix itself: stop, and let the deployment fail loudly.
+      if (!isDatabaseUnavailable(err)) throw err;
+      const delay = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)]!;
+      logger.warn({ err: { message: (err as Error).message }, attempt: attempt + 1, retryInMs: delay }, 'database not reachable; retrying');
+      await sleep(delay);
+    }
+  }
+  if (migrationDatabase !== database) await migrationDatabase.close();
+  return !isStopping();
 }
 
 async function main(): Promise<void> {
@@ -33,7 +80,27 @@ async function main(): Promise<void> {
     throw err;
   }
   const pretty = config.nodeEnv === 'development' && process.stdout.isTTY === true && prettyLogsAvailable();
-  const logger = createLogger(config.logLevel, undefined, { pretty });
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const announce = () => process.stdout.write(`GraphiQL: ${url}/graphql   REST: ${url}/api/v1/login\n`);
+  const clustered = config.workers > 1;
+  if (clustered && cluster.isPrimary) {
+    // Several processes write to one stdout: every line says which one wrote it.
+    const logger = createLogger(config.logLevel, undefined, { pretty }).child({ pid: process.pid });
+    runPrimary({
+      workers: config.workers,
+      logger,
+      shutdownTimeoutMs: config.shutdownTimeoutMs,
+      migrate: (isStopping) => migrateWhenReachable(config, logger, undefined, isStopping),
+      onReady() {
+        logger.info({ workers: config.workers }, 'ready');
+        announce();
+      },
+    });
+    return;
+  }
+  const baseLogger = createLogger(config.logLevel, undefined, { pretty });
+  const logger = clustered ? baseLogger.child({ pid: process.pid }) : baseLogger;
+  const worker = clustered ? joinCluster(logger) : undefined;
   const database = await createDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -46,8 +113,8 @@ async function main(): Promise<void> {
   // Listen first, ready later: a database that is down at start (a failover, or
   // the database starting alongside us) must not turn into a crash loop. Until
   // migrations are applied, /health is 200, /ready 503 and everything else 503.
-  const app = await createApp(config, { logger, database, starting: true });
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const app = await createApp(config, { logger, database, starting: true, metricsExposition: worker?.metrics.text });
+  worker?.metrics.share(app.metrics.registry);
   await new Promise<void>((resolve, reject) => {
     app.server.once('error', reject);
     app.server.listen(config.port, config.host, () => resolve());
@@ -82,48 +149,36 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 
-  // On PostgreSQL, migrations get a connection of their own without the request
-  // statement timeout: a long index build must not be cut short (and retried forever).
-  const migrationDatabase =
-    database.kind === 'postgres'
-      ? await createDatabase({
-          databaseUrl: config.databaseUrl,
-          dataDir: config.dataDir,
-          poolSize: 1,
-          connectTimeoutMs: config.databaseConnectTimeoutMs,
-          statementTimeoutMs: 0,
-          logger,
-        })
-      : database;
-  for (let attempt = 0; !stopping; attempt++) {
-    try {
-      const migrations = await migrateToLatest(migrationDatabase.db);
-      for (const m of migrations.results ?? []) logger.info({ migration: m.migrationName, status: m.status }, 'migration');
-      if (database.kind === 'embedded') {
-        const demo = await seedDemoIfEmpty(database.db, app.auth);
-        if (demo) {
-          // Printed once, on the first start of an empty embedded database; never logged.
-          process.stdout.write(
-            `\nEmbedded database created in ${config.dataDir} with a demo catalogue.\n` +
-              `Demo login (shown only this once):\n  email:    ${demo.email}\n  password: ${demo.password}\n\n`,
-          );
-        }
-      }
-      break;
-    } catch (err) {
-      if (stopping) return;
-      // A broken migration will not fix itself: stop, and let the deployment fail loudly.
-      if (!isDatabaseUnavailable(err)) throw err;
-      const delay = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)]!;
-      logger.warn({ err: { message: (err as Error).message }, attempt: attempt + 1, retryInMs: delay }, 'database not reachable; retrying');
-      await sleep(delay);
-    }
+  if (worker) {
+    // The primary applies the migrations once for every worker, then says so.
+    await worker.serving;
+    if (stopping) return;
+    app.lifecycle.markServing();
+    logger.info('ready');
+    return;
   }
-  if (migrationDatabase !== database) await migrationDatabase.close();
-  if (stopping) return;
+
+  const migrated = await migrateWhenReachable(
+    config,
+    logger,
+    database,
+    () => stopping,
+    async () => {
+      if (database.kind !== 'embedded') return;
+      const demo = await seedDemoIfEmpty(database.db, app.auth);
+      if (demo) {
+        // Printed once, on the first start of an empty embedded database; never logged.
+        process.stdout.write(
+          `\nEmbedded database created in ${config.dataDir} with a demo catalogue.\n` +
+            `Demo login (shown only this once):\n  email:    ${demo.email}\n  password: ${demo.password}\n\n`,
+        );
+      }
+    },
+  );
+  if (!migrated) return;
   app.lifecycle.markServing();
   logger.info('ready');
-  process.stdout.write(`GraphiQL: ${url}/graphql   REST: ${url}/api/v1/login\n`);
+  announce();
 }
 
 main().catch((err: unknown) => {

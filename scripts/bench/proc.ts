@@ -24,3 +24,37 @@ export function reapedChildrenTicks(): number {
 }
 
 export const ticksToMs = (ticks: number) => (ticks * 1000) / CLOCK_TICKS;
+
+/** The process and all its descendants, found by the parent pid in /proc/<pid>/stat (no kernel option needed). */
+export function processTree(rootPid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const siblings = children.get(ppid) ?? [];
+      siblings.push(Number(entry));
+      children.set(ppid, siblings);
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  const tree: number[] = [];
+  for (const queue = [rootPid]; queue.length > 0; ) {
+    const pid = queue.shift()!;
+    tree.push(pid);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return tree;
+}
+
+/** utime + stime of every process in the tree under rootPid, by pid. */
+export function treeTicks(rootPid: number): Map<number, number> {
+  const ticks = new Map<number, number>();
+  for (const pid of processTree(rootPid)) {
+    const t = cpuTicks(pid);
+    if (t !== null) ticks.set(pid, t);
+  }
+  return ticks;
+}

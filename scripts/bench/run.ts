@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { encodeCursor } from '../../src/modules/catalog/pagination.ts';
 import { ensureDatabase, prepareDataset, revokeToken } from './dataset.ts';
-import { cpuTicks, reapedChildrenTicks, ticksToMs } from './proc.ts';
+import { cpuTicks, reapedChildrenTicks, ticksToMs, treeTicks } from './proc.ts';
 import { QUERY_LABELS, QUERY_NAMES, requestBodies, type QueryName } from './queries.ts';
 import { serviceNodeArgs } from '../lib/start-command.ts';
 
@@ -31,6 +31,7 @@ const { values: opts } = parseArgs({
     threads: { type: 'string', default: '1' },
     queries: { type: 'string', default: QUERY_NAMES.join(',') },
     pool: { type: 'string' },
+    workers: { type: 'string', default: String(os.availableParallelism()) },
     'ref-pool': { type: 'string' },
     profile: { type: 'boolean', default: false },
     json: { type: 'string' },
@@ -50,9 +51,12 @@ const settings = {
   distinct: quick ? 200 : 500,
   queries: opts.queries!.split(',').map((q) => q.trim()) as QueryName[],
   servicePool: opts.pool,
+  // The service's WEB_CONCURRENCY; the reference stays one process.
+  workers: Number(opts.workers),
   referencePool: opts['ref-pool'] ?? opts.pool ?? '10',
 };
 for (const q of settings.queries) if (!QUERY_NAMES.includes(q)) throw new Error(`unknown query ${q}`);
+if (!Number.isInteger(settings.workers) || settings.workers < 1 || settings.workers > 64) throw new Error('--workers must be 1..64');
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -89,8 +93,17 @@ interface Server {
   stderr: string[];
 }
 
-/** Starts `node <args>` with a free port. */
-async function startServer(name: Server['name'], args: string[], env: Record<string, string>): Promise<Server> {
+/**
+ * Starts `node <args>` with a free port and waits until it answers. printsWhenReady:
+ * a stdout line the server prints once fully up (the service, once migrated and
+ * every worker listens).
+ */
+async function startServer(
+  name: Server['name'],
+  args: string[],
+  env: Record<string, string>,
+  printsWhenReady?: string,
+): Promise<Server> {
   const port = await freePort();
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -102,19 +115,21 @@ async function startServer(name: Server['name'], args: string[], env: Record<str
     stderr.push(c.toString());
     if (stderr.length > 200) stderr.shift();
   });
-  child.stdout!.resume();
+  let stdout = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+    if (printsWhenReady && !stdout.includes(printsWhenReady)) stdout += c;
+  });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}):\n${stderr.join('')}`);
-    try {
-      const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      await res.arrayBuffer();
-      break;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`${name} did not start:\n${stderr.join('')}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const answered = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then(
+      (res) => res.arrayBuffer().then(() => true),
+      () => false,
+    );
+    if (answered && (!printsWhenReady || stdout.includes(printsWhenReady))) break;
+    if (Date.now() > deadline) throw new Error(`${name} did not start:\n${stderr.join('')}`);
+    await new Promise((r) => setTimeout(r, 200));
   }
   return { name, url, child, stderr };
 }
@@ -186,10 +201,10 @@ class PgMonitor {
   }
   /**
    * Waits until requests still queued in the servers when wrk stopped have
-   * finished: every backend idle and the servers' CPU time unchanged for 300 ms.
+   * finished: every backend idle and the servers' CPU time (workers included) unchanged for 300 ms.
    */
   async drain(serverPids: number[]): Promise<void> {
-    const serverTicks = () => serverPids.reduce((sum, pid) => sum + (cpuTicks(pid) ?? 0), 0);
+    const serverTicks = () => serverPids.reduce((sum, pid) => sum + [...treeTicks(pid).values()].reduce((a, b) => a + b, 0), 0);
     for (let quiet = 0, i = 0, last = serverTicks(); quiet < 3 && i < 600; i++) {
       await new Promise((r) => setTimeout(r, 100));
       const { rows } = await this.client.query<{ busy: number }>(
@@ -309,13 +324,15 @@ async function runCase(
 
   const pidsBefore = await monitor.backendPids();
   const pgBefore = new Map(pidsBefore.map((pid) => [pid, cpuTicks(pid) ?? 0]));
-  const nodeBefore = cpuTicks(server.child.pid!)!;
+  // The service's primary and its workers (and tsx's esbuild helpers, idle once loaded).
+  const nodeBefore = treeTicks(server.child.pid!);
   const wrkBefore = reapedChildrenTicks();
 
   const result = await runWrk(wrk, server.url, bodiesFile, token, settings.duration);
 
   const wrkTicks = reapedChildrenTicks() - wrkBefore;
-  const nodeTicks = cpuTicks(server.child.pid!)! - nodeBefore;
+  let nodeTicks = 0;
+  for (const [pid, now] of treeTicks(server.child.pid!)) nodeTicks += now - (nodeBefore.get(pid) ?? 0);
   let pgTicks = 0;
   for (const pid of new Set([...pidsBefore, ...(await monitor.backendPids())])) {
     const now = cpuTicks(pid);
@@ -358,7 +375,12 @@ async function main(): Promise<number> {
 
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pcs-bench-'));
   const profileDir = path.join(ROOT, 'bench-profiles');
-  const serviceEnv: Record<string, string> = { DATABASE_URL: settings.url, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+  const serviceEnv: Record<string, string> = {
+    DATABASE_URL: settings.url,
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    WEB_CONCURRENCY: String(settings.workers),
+  };
   if (settings.servicePool) serviceEnv.DATABASE_POOL_SIZE = settings.servicePool;
   const servers: Server[] = [];
   const monitor = new PgMonitor(settings.url, dbName);
@@ -367,11 +389,13 @@ async function main(): Promise<number> {
   const results = new Map<string, CaseTotals>();
   try {
     servers.push(
-      // As `npm start` runs it, runtime flags included.
+      // As `npm start` runs it, runtime flags included. node:cluster starts the
+      // workers with the primary's flags: one profile per process.
       await startServer(
         'service',
         [...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...serviceNodeArgs()],
         serviceEnv,
+        'GraphiQL: ',
       ),
     );
     servers.push(
@@ -466,7 +490,7 @@ async function main(): Promise<number> {
   process.stdout.write(
     `\n${os.cpus().length} x ${cpu[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ` +
       `${settings.products} products, wrk -t${settings.threads} -c${settings.connections}, ${settings.rounds} x ${settings.duration} s per case (after ${settings.warmup} s warm-up)` +
-      `${settings.servicePool ? `, service pool ${settings.servicePool}` : ''}, reference pool ${settings.referencePool}\n\n${table}\n\n`,
+      `, service workers ${settings.workers}${settings.servicePool ? `, service pool ${settings.servicePool} per worker` : ''}, reference pool ${settings.referencePool}\n\n${table}\n\n`,
   );
   for (const q of settings.queries) process.stdout.write(`${q}: ${QUERY_LABELS[q]}\n`);
   if (quick) process.stdout.write('--quick: a few seconds per case; the figures are indicative, the run checks correctness.\n');

@@ -11,7 +11,12 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
  * and the service may face the internet. Digests make the compare constant-time
  * whatever the length of the guess.
  */
-export function createMetricsRoute(metrics: Metrics, token: string | undefined): Route {
+export function createMetricsRoute(
+  metrics: Metrics,
+  token: string | undefined,
+  /** The exposition to serve; by default this app's registry (a cluster worker serves the whole instance's). */
+  exposition: () => Promise<string> = () => metrics.registry.metrics(),
+): Route {
   const expected = token ? digest(`Bearer ${token}`) : undefined;
   return {
     method: 'GET',
@@ -23,7 +28,7 @@ export function createMetricsRoute(metrics: Metrics, token: string | undefined):
       if (!given || given.length !== 1 || !timingSafeEqual(digest(given[0]!), expected)) {
         throw new HttpError(401, 'Unauthenticated.', { headers: { 'WWW-Authenticate': 'Bearer' } });
       }
-      const body = await metrics.registry.metrics();
+      const body = await exposition();
       res.writeHead(200, {
         'Content-Type': metrics.registry.contentType,
         'Content-Length': Buffer.byteLength(body),

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
@@ -58,5 +59,42 @@ describe('loadConfig', () => {
       const problems = (err as ConfigError).problems.join('\n');
       for (const name of ['PORT', 'MAX_PAGE_SIZE', 'DATABASE_URL', 'LOG_LEVEL']) expect(problems).toContain(name);
     }
+  });
+
+  describe('WEB_CONCURRENCY', () => {
+    const problemsOf = (env: NodeJS.ProcessEnv) => {
+      try {
+        loadConfig(env);
+      } catch (err) {
+        if (err instanceof ConfigError) return err.problems;
+        throw err;
+      }
+      return [];
+    };
+    const pg = { DATABASE_URL: 'postgres://u@db:5432/app' };
+
+    it('defaults to one process', () => {
+      expect(loadConfig({}).workers).toBe(1);
+    });
+
+    it('takes a count, or auto for every core this process may use', () => {
+      expect(loadConfig({ ...pg, WEB_CONCURRENCY: '3' }).workers).toBe(3);
+      expect(loadConfig({ ...pg, WEB_CONCURRENCY: ' Auto ' }).workers).toBe(Math.min(64, os.availableParallelism()));
+    });
+
+    it('refuses what is not a count from 1 to 64, once per variable', () => {
+      for (const value of ['0', '65', '1.5', 'two', '']) {
+        expect(problemsOf({ ...pg, WEB_CONCURRENCY: value })).toEqual([
+          `WEB_CONCURRENCY=${JSON.stringify(value)}: must be auto or a whole number between 1 and 64`,
+        ]);
+      }
+    });
+
+    it('refuses several workers on the embedded database, which admits one process', () => {
+      expect(loadConfig({ WEB_CONCURRENCY: '1' }).workers).toBe(1);
+      const [problem, ...others] = problemsOf({ WEB_CONCURRENCY: '2' });
+      expect(others).toEqual([]);
+      expect(problem).toMatch(/^WEB_CONCURRENCY="2": 2 workers need a PostgreSQL server \(DATABASE_URL\)/);
+    });
   });
 });
