@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedCatalog } from '../../db/seeds/catalog.ts';
+import { serviceNodeArgs } from '../../scripts/lib/start-command.ts';
 import { createCliTarget, type CliTarget } from '../support/cli.ts';
 import { startServerProcess, type ServerProcess } from '../support/process.ts';
 
@@ -73,7 +74,7 @@ describe('WEB_CONCURRENCY=2 on the embedded database', () => {
     try {
       const env: NodeJS.ProcessEnv = { ...process.env, WEB_CONCURRENCY: '2', DATA_DIR: dataDir, NODE_ENV: 'production' };
       delete env.DATABASE_URL;
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, serviceNodeArgs(), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
       child.stdout.resume();
