@@ -31,7 +31,9 @@ const { values: opts } = parseArgs({
     threads: { type: 'string', default: '1' },
     queries: { type: 'string', default: QUERY_NAMES.join(',') },
     pool: { type: 'string' },
-    workers: { type: 'string', default: String(os.availableParallelism()) },
+    // The service's own default (WEB_CONCURRENCY=1): on 2 cores shared with PostgreSQL
+    // and wrk, 2 workers measured slower (BENCHMARKS.md).
+    workers: { type: 'string', default: '1' },
     'ref-pool': { type: 'string' },
     profile: { type: 'boolean', default: false },
     json: { type: 'string' },
