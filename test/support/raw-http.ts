@@ -17,10 +17,10 @@ export interface RawResponse {
 export function request(
   baseUrl: string,
   path: string,
-  options: { method?: string; headers?: OutgoingHttpHeaders; body?: unknown; localAddress?: string } = {},
+  options: { method?: string; headers?: OutgoingHttpHeaders; body?: unknown; rawBody?: string; localAddress?: string } = {},
 ): Promise<RawResponse> {
   const url = new URL(path, baseUrl);
-  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const body = options.body === undefined ? options.rawBody : JSON.stringify(options.body);
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -31,7 +31,7 @@ export function request(
         localAddress: options.localAddress,
         agent: false,
         headers: {
-          ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
+          ...(options.body !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body!) } : {}),
           ...options.headers,
         },
       },
@@ -46,7 +46,8 @@ export function request(
       },
     );
     req.on('error', reject);
-    req.end(body);
+    if (body === undefined) req.end();
+    else req.end(body);
   });
 }
 
