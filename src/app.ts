@@ -81,6 +81,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         logger,
         cors,
         graphqlMaxBodyBytes: config.graphqlMaxBodyBytes,
+        graphqlMaxInFlightPerToken: config.graphqlMaxInFlightPerToken,
         trustProxy: config.trustProxy,
       }),
       { logger, metrics, lifecycle, routes },

@@ -1,7 +1,7 @@
 import { useGenericAuth } from '@envelop/generic-auth';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import type { GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, type GraphiQLOptions, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
@@ -11,9 +11,11 @@ import { createCatalogLoaders } from '../modules/catalog/loaders.ts';
 import type { SessionUser } from '../modules/auth/service.ts';
 import type { GraphQLContext, ServerContext } from './context.ts';
 import { useCompiledExecution } from './jit.ts';
+import { useExecutionDeadline } from './deadline.ts';
+import { useExecutionLimits } from './execution-limits.ts';
 import { createParseCaches, useGraphQLLimits, useUndeclaredBodyLimit } from './limits.ts';
 import { maskDatabaseUnavailable, useOperationName } from './operations.ts';
-import { MASKED_ERROR_MESSAGE, useOperationSelection, useVariableInputErrors } from './request-errors.ts';
+import { MASKED_ERROR_MESSAGE, useOperationSelection } from './request-errors.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -56,6 +58,8 @@ const GRAPHIQL_OPTIONS: GraphiQLOptions = {
 let graphiqlPage: string | undefined;
 const renderGraphiQLOnce = (options: GraphiQLOptions) => (graphiqlPage ??= renderGraphiQL(options));
 
+const isBadRequest = (e: unknown) => e instanceof GraphQLError && e.extensions['code'] === 'BAD_REQUEST';
+
 /** Refuses execution without the user @envelop/generic-auth resolved from the session. */
 const requireUser: Plugin<GraphQLContext & { currentUser?: SessionUser | null }> = {
   onExecute({ args, setResultAndStopExecution }) {
@@ -86,7 +90,10 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
       debug: (...args) => logger.debug({ args }, 'yoga'),
       info: (...args) => logger.info({ args }, 'yoga'),
       warn: (...args) => logger.warn({ args }, 'yoga'),
-      error: (...args) => logger.error({ args: args.map(String) }, 'yoga'),
+      // Yoga logs every error it rewrites; a malformed request (code BAD_REQUEST,
+      // a truncated body included) is the client's, answered 400 and in the access line.
+      error: (...args) =>
+        args.every(isBadRequest) ? logger.debug({ args: args.map(String) }, 'yoga') : logger.error({ args: args.map(String) }, 'yoga'),
     },
     context: ({ session, ip }): GraphQLContext => ({
       session,
@@ -112,9 +119,10 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
       useUndeclaredBodyLimit(config.graphqlMaxBodyBytes),
       useGraphQLLimits(config, (query) => parseCaches.documentCache.has(query)),
       useOperationSelection(),
-      useVariableInputErrors(),
+      useExecutionLimits(config),
       useOperationName(),
-      useCompiledExecution(),
+      useCompiledExecution(logger),
+      useExecutionDeadline(config.graphqlExecutionTimeoutMs, logger),
     ],
   });
 }

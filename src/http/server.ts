@@ -12,6 +12,7 @@ import {
   unauthenticatedHttpError,
 } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
+import { requestContext } from '../platform/request-context.ts';
 import { clientIp } from './client-ip.ts';
 import { isCorsPath, type Cors } from './cors.ts';
 import { sendHttpError, sendJson } from './respond.ts';
@@ -32,6 +33,41 @@ const GRAPHQL_INTERNAL_ERROR_BODY = {
 const GRAPHQL_TOO_LARGE_BODY = JSON.stringify({
   errors: [{ message: 'Request body too large.', extensions: { code: 'REQUEST_ENTITY_TOO_LARGE' } }],
 });
+
+const GRAPHQL_TOO_MANY_IN_FLIGHT_BODY = JSON.stringify({
+  errors: [{ message: 'Too many requests in flight for this token.', extensions: { code: 'TOO_MANY_REQUESTS' } }],
+});
+
+/** The request target as a URL; one Node accepts but WHATWG URL cannot parse (`//[`) is the client's 400. */
+function parseTarget(target: string | undefined): URL {
+  try {
+    return new URL(target ?? '/', 'http://localhost');
+  } catch {
+    throw new HttpError(400, 'Malformed request target.');
+  }
+}
+
+/**
+ * GraphQL requests in flight per token, from authentication until the response
+ * is done or the connection closed: one client cannot hold every pooled
+ * connection (and every response buffer) of the process.
+ */
+function createInFlightCounter(limit: number) {
+  const counts = new Map<string, number>();
+  return {
+    enter(tokenId: string, res: ServerResponse): boolean {
+      const count = counts.get(tokenId) ?? 0;
+      if (count >= limit) return false;
+      counts.set(tokenId, count + 1);
+      res.once('close', () => {
+        const left = (counts.get(tokenId) ?? 1) - 1;
+        if (left === 0) counts.delete(tokenId);
+        else counts.set(tokenId, left);
+      });
+      return true;
+    },
+  };
+}
 
 /** Requests for the GraphiQL page: the only thing served under /graphql without a token. */
 function wantsGraphiQL(req: IncomingMessage, url: URL): boolean {
@@ -60,12 +96,15 @@ export function createRequestListener(deps: {
   graphqlMaxBodyBytes: number;
   /** Proxy hops whose X-Forwarded-For is believed (config.trustProxy). */
   trustProxy?: number;
+  /** GraphQL requests one token may have in flight at once (config.graphqlMaxInFlightPerToken). */
+  graphqlMaxInFlightPerToken: number;
 }) {
   const { graphql, auth, logger, cors, graphqlMaxBodyBytes, trustProxy = 0 } = deps;
   const router = createRouter(deps.routes);
+  const inFlight = createInFlightCounter(deps.graphqlMaxInFlightPerToken);
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = parseTarget(req.url);
     const ip = clientIp(req, trustProxy);
 
     if (isCorsPath(url.pathname)) {
@@ -98,6 +137,23 @@ export function createRequestListener(deps: {
         res.end(GRAPHQL_UNAUTHENTICATED_BODY);
         return;
       }
+      if (!inFlight.enter(session.tokenId, res)) {
+        res.writeHead(429, {
+          'Content-Type': 'application/json; charset=utf-8',
+          'Content-Length': Buffer.byteLength(GRAPHQL_TOO_MANY_IN_FLIGHT_BODY),
+          'Retry-After': '1',
+        });
+        res.end(GRAPHQL_TOO_MANY_IN_FLIGHT_BODY);
+        return;
+      }
+      // Aborted by the execution deadline or when the client goes away: the
+      // database layer then stops the request's statements (platform/abort.ts).
+      const controller = new AbortController();
+      const store = requestContext.getStore();
+      if (store) store.controller = controller;
+      res.once('close', () => {
+        if (!res.writableFinished) controller.abort();
+      });
       return graphql(req, res, { session, ip });
     }
 
@@ -113,7 +169,9 @@ export function createRequestListener(deps: {
 
   return (req: IncomingMessage, res: ServerResponse) => {
     dispatch(req, res).catch((err: unknown) => {
-      if (res.headersSent) {
+      if (res.headersSent || req.socket.destroyed) {
+        // The client went away (mid-body, say): nothing to answer, and not our fault.
+        if (req.socket.destroyed) logger.debug({ err: { message: (err as Error).message } }, 'client closed the connection');
         res.destroy();
         return;
       }
