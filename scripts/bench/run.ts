@@ -382,6 +382,9 @@ async function main(): Promise<number> {
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',
     WEB_CONCURRENCY: String(settings.workers),
+    // Every wrk connection carries the bench's one token: the per-token limit
+    // would refuse all but 16 of them, so it is raised to the connection count.
+    GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: String(Math.max(16, settings.connections)),
   };
   if (settings.servicePool) serviceEnv.DATABASE_POOL_SIZE = settings.servicePool;
   const servers: Server[] = [];

@@ -6,6 +6,7 @@ import { createYoga, type GraphiQLOptions, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
 import { unauthenticatedGraphQLError } from '../platform/errors.ts';
+import { requestContext } from '../platform/request-context.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createCatalogLoaders } from '../modules/catalog/loaders.ts';
 import type { SessionUser } from '../modules/auth/service.ts';
@@ -58,6 +59,7 @@ const GRAPHIQL_OPTIONS: GraphiQLOptions = {
 let graphiqlPage: string | undefined;
 const renderGraphiQLOnce = (options: GraphiQLOptions) => (graphiqlPage ??= renderGraphiQL(options));
 
+const requestAborted = () => requestContext.getStore()?.controller?.signal.aborted === true;
 const isBadRequest = (e: unknown) => e instanceof GraphQLError && e.extensions['code'] === 'BAD_REQUEST';
 
 /** Refuses execution without the user @envelop/generic-auth resolved from the session. */
@@ -92,8 +94,11 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
       warn: (...args) => logger.warn({ args }, 'yoga'),
       // Yoga logs every error it rewrites; a malformed request (code BAD_REQUEST,
       // a truncated body included) is the client's, answered 400 and in the access line.
+      // Likewise the errors of a request that was aborted (client gone, deadline passed).
       error: (...args) =>
-        args.every(isBadRequest) ? logger.debug({ args: args.map(String) }, 'yoga') : logger.error({ args: args.map(String) }, 'yoga'),
+        args.every(isBadRequest) || requestAborted()
+          ? logger.debug({ args: args.map(String) }, 'yoga')
+          : logger.error({ args: args.map(String) }, 'yoga'),
     },
     context: ({ session, ip }): GraphQLContext => ({
       session,

@@ -59,11 +59,18 @@ function createInFlightCounter(limit: number) {
       const count = counts.get(tokenId) ?? 0;
       if (count >= limit) return false;
       counts.set(tokenId, count + 1);
-      res.once('close', () => {
-        const left = (counts.get(tokenId) ?? 1) - 1;
-        if (left === 0) counts.delete(tokenId);
-        else counts.set(tokenId, left);
-      });
+      // 'finish' (handed to the socket) or 'close' (cut), whichever is first: a
+      // keep-alive client may send its next request before 'close' of the last.
+      let left = false;
+      const leave = () => {
+        if (left) return;
+        left = true;
+        const remaining = (counts.get(tokenId) ?? 1) - 1;
+        if (remaining === 0) counts.delete(tokenId);
+        else counts.set(tokenId, remaining);
+      };
+      res.once('finish', leave);
+      res.once('close', leave);
       return true;
     },
   };

@@ -3,22 +3,24 @@ import { assertStatementMayRun, requestSignal } from './abort.ts';
 import { preparedStatementName } from './prepared.ts';
 
 type QueryClient = Pick<pg.PoolClient, 'query' | 'release'>;
-type ActiveClient = pg.PoolClient & { activeQuery?: unknown; connectionParameters?: pg.ClientConfig };
+type BackendClient = pg.PoolClient & { processID: number; secretKey: number; host: string; port: number };
+type CancelConnection = NodeJS.EventEmitter & { connect(portOrPath: number | string, host?: string): void; cancel(pid: number, key: number): void };
 
 /**
- * Asks the server to cancel the statement a client is running, over a
- * connection of its own (PostgreSQL's CancelRequest): it works even when every
- * pooled connection is busy. The statement then fails with query_canceled.
+ * Asks the server to cancel what a backend is running, over a connection of its
+ * own (PostgreSQL's CancelRequest, as pg's Client#cancel sends it): it works
+ * even when every pooled connection is busy. The statement fails with
+ * query_canceled. pg's own cancel reads a deprecated property; the request is
+ * two lines of its Connection.
  */
-function cancelRunningStatement(client: ActiveClient): void {
-  if (!client.activeQuery) return;
-  const canceller = new pg.Client(client.connectionParameters) as pg.Client & {
-    connection: NodeJS.EventEmitter;
-    cancel(client: pg.Client, query: unknown): void;
-  };
-  // The cancel connection is fire-and-forget; its failure must not reach the process.
-  canceller.connection.on('error', () => {});
-  canceller.cancel(client, client.activeQuery);
+function sendCancelRequest(client: BackendClient): void {
+  const connection = new (pg as unknown as { Connection: new () => CancelConnection }).Connection();
+  // Fire and forget: a failed cancel only leaves the statement to its timeout.
+  connection.on('error', () => {});
+  connection.on('connect', () => connection.cancel(client.processID, client.secretKey));
+  // A host that is a directory names a Unix socket, as in pg's own connect.
+  if (client.host.startsWith('/')) connection.connect(`${client.host}/.s.PGSQL.${client.port}`);
+  else connection.connect(client.port, client.host);
 }
 
 /**
@@ -31,6 +33,9 @@ export function createPoolAdapter(pool: pg.Pool) {
   // Kysely keys its connection objects by client: hand out one wrapper per pg client.
   const wrappers = new WeakMap<pg.PoolClient, QueryClient>();
   function wrap(client: pg.PoolClient): QueryClient {
+    // A cancel can land after its statement ended; a backend that was sent one
+    // is therefore never reused, so it cannot cancel another request's statement.
+    let cancelSent = false;
     return {
       query: ((text: string, values?: unknown[]) => {
         assertStatementMayRun(text);
@@ -38,17 +43,19 @@ export function createPoolAdapter(pool: pg.Pool) {
         const running = name ? client.query({ name, text, values }) : client.query(text, values);
         const signal = requestSignal();
         if (signal) {
-          const cancel = () => cancelRunningStatement(client);
+          const cancel = () => {
+            cancelSent = true;
+            sendCancelRequest(client as BackendClient);
+          };
           signal.addEventListener('abort', cancel, { once: true });
-          running.then(
-            () => signal.removeEventListener('abort', cancel),
-            () => signal.removeEventListener('abort', cancel),
-          );
+          const done = () => signal.removeEventListener('abort', cancel);
+          running.then(done, done);
         }
         return running;
       }) as pg.PoolClient['query'],
       // pg-pool replaces release() on every checkout: look it up at call time.
-      release: (err?: Error | boolean) => client.release(err),
+      // release(true) makes the pool close the connection instead of keeping it.
+      release: (err?: Error | boolean) => client.release(err ?? (cancelSent || undefined)),
     };
   }
   return {

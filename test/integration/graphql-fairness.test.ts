@@ -1,9 +1,11 @@
+import http from 'node:http';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedCatalog } from '../../db/seeds/catalog.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { postGraphQL, tokenFor } from '../support/edge.ts';
+import { request } from '../support/raw-http.ts';
 
 // The embedded database has one connection: a lock held by the test would block
 // the token lookup too, so these run on PostgreSQL, where a test can hold a lock
@@ -73,6 +75,24 @@ describe.skipIf(!onPostgres)('per-token fairness (PostgreSQL)', () => {
     expect((await Promise.all(held)).map((r) => r.status)).toEqual([200, 200]);
     // The slots are given back when the responses end.
     expect((await postGraphQL(t, busy, { query: PAGE })).status).toBe(200);
+  });
+});
+
+describe('per-token fairness with keep-alive', () => {
+  it('a client sending one request at a time on one connection is never refused, even at a limit of 1', async () => {
+    const t = await startTestApp({ env: { GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: '1' } });
+    try {
+      const token = await tokenFor(t);
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const statuses: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        statuses.push((await request(t.url, '/graphql', { method: 'POST', agent, token, body: { query: '{ __typename }' } })).status);
+      }
+      agent.destroy();
+      expect(statuses).toEqual(Array(20).fill(200));
+    } finally {
+      await t.close();
+    }
   });
 });
 

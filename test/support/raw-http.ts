@@ -17,7 +17,16 @@ export interface RawResponse {
 export function request(
   baseUrl: string,
   path: string,
-  options: { method?: string; headers?: OutgoingHttpHeaders; body?: unknown; rawBody?: string; localAddress?: string } = {},
+  options: {
+    method?: string;
+    headers?: OutgoingHttpHeaders;
+    body?: unknown;
+    rawBody?: string;
+    localAddress?: string;
+    /** A keep-alive agent to reuse connections; by default each request has its own. */
+    agent?: http.Agent;
+    token?: string;
+  } = {},
 ): Promise<RawResponse> {
   const url = new URL(path, baseUrl);
   const body = options.body === undefined ? options.rawBody : JSON.stringify(options.body);
@@ -29,9 +38,10 @@ export function request(
         path: url.pathname + url.search,
         method: options.method ?? 'GET',
         localAddress: options.localAddress,
-        agent: false,
+        agent: options.agent ?? false,
         headers: {
           ...(options.body !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body!) } : {}),
+          ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
           ...options.headers,
         },
       },
