@@ -11,7 +11,7 @@ export type ExecutionLimitsConfig = Pick<
 >;
 
 const badUserInput = (e: GraphQLError) =>
-  createGraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'BAD_USER_INPUT', http: { status: 400, spec: true } } });
+  createGraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'BAD_USER_INPUT', http: { status: 400, spec: false } } });
 
 const gatewayOnly = () =>
   createGraphQLError('Only the federation gateway may query _entities and _service.', {

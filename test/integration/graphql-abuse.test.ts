@@ -232,14 +232,15 @@ describe('7. smaller findings', () => {
     expect(JSON.stringify(access).length).toBeLessThan(1_000);
   });
 
-  it('an unknown operationName and several unnamed operations are a 400 for legacy JSON clients too', async () => {
-    for (const payload of [
-      { query: 'query A { __typename }', operationName: 'B' },
-      { query: 'query A { __typename } query B { __typename }' },
-    ]) {
+  it('an unknown operationName, several unnamed operations and ill-typed variables are a 400 for legacy JSON clients too', async () => {
+    for (const [payload, code] of [
+      [{ query: 'query A { __typename }', operationName: 'B' }, 'GRAPHQL_VALIDATION_FAILED'],
+      [{ query: 'query A { __typename } query B { __typename }' }, 'GRAPHQL_VALIDATION_FAILED'],
+      [{ query: 'query ($n: Int!) { products(first: $n) { data { id } } }', variables: { n: 'ten' } }, 'BAD_USER_INPUT'],
+    ] as const) {
       const res = await postGraphQL(t, token, payload, { accept: 'application/json' });
       expect(res.status).toBe(400);
-      expect(res.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+      expect(res.body.errors[0].extensions.code).toBe(code);
     }
   });
 
