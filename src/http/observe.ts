@@ -72,6 +72,8 @@ export function observeRequests(
     const method = req.method ?? 'GET';
     const path = pathOf(req.url);
     res.setHeader('X-Request-Id', store.reqId);
+    // Every answer, whatever produced it: browsers must not guess a type we did not send.
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     lifecycle.track(res);
 
     let ended = false;
