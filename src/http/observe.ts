@@ -77,12 +77,16 @@ export function observeRequests(
     lifecycle.track(res);
 
     let ended = false;
+    let finished = false;
     const end = () => {
       if (ended) return;
       ended = true;
       const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
-      // Closed before the response was complete: the client went away or the drain cut it.
-      const aborted = !res.writableFinished;
+      // Closed before the response was complete: the client went away, or the drain
+      // or a send timeout cut it. Node also emits 'finish', and reports
+      // writableFinished, for a response whose socket was destroyed with its body
+      // still buffered: only a finish before the response was destroyed counts.
+      const aborted = !finished;
       const status = aborted ? 499 : res.statusCode;
       const route = routeOf(method, path);
       const operationName = path === GRAPHQL_PATH ? (store.operationName ?? null) : undefined;
@@ -92,7 +96,10 @@ export function observeRequests(
       metrics.observeRequest({ method, route, status, operation: operationName, durationMs });
       if (route === LOGIN_PATH && method === 'POST') metrics.countLogin(loginOutcome(status));
     };
-    res.once('finish', end);
+    res.once('finish', () => {
+      finished = !res.destroyed;
+      end();
+    });
     res.once('close', end);
 
     requestContext.run(store, () => {
