@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { GRAPHIQL_ASSETS_PATH } from '../graphql/graphiql.ts';
 import { GRAPHQL_PATH } from '../graphql/yoga.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { LoginOutcome, Metrics } from '../platform/metrics.ts';
@@ -29,6 +30,7 @@ function routeLabeller(routes: readonly Route[]) {
   const router = createRouter(routes);
   return (method: string, pathname: string): string => {
     if (pathname === GRAPHQL_PATH) return GRAPHQL_PATH;
+    if (pathname.startsWith(GRAPHIQL_ASSETS_PATH)) return `${GRAPHIQL_ASSETS_PATH}{asset}`;
     const match = router.match(method, pathname);
     if (match.kind !== 'found') return 'unmatched';
     const path = match.route.path;
