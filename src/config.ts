@@ -91,6 +91,9 @@ const envSchema = z.object({
   HTTP_HEADERS_TIMEOUT_MS: intInRange(100, 600_000).default(10_000),
   HTTP_REQUEST_TIMEOUT_MS: intInRange(100, 3_600_000).default(30_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: intInRange(100, 600_000).default(5_000),
+  // GraphiQL is served without a token: bound what clients that never read it can hold.
+  GRAPHIQL_MAX_CONCURRENT_SENDS: intInRange(1, 1000).default(8),
+  GRAPHIQL_SEND_TIMEOUT_MS: intInRange(100, 600_000).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CORS_ORIGINS: z
     .string()
@@ -161,6 +164,10 @@ export type Config = Readonly<{
   httpHeadersTimeoutMs: number;
   httpRequestTimeoutMs: number;
   httpKeepAliveTimeoutMs: number;
+  /** GraphiQL page and asset responses in progress at once; beyond that 503. */
+  graphiqlMaxConcurrentSends: number;
+  /** A GraphiQL response not handed to the socket by then has its connection destroyed. */
+  graphiqlSendTimeoutMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   corsOrigins: readonly string[];
 }>;
@@ -238,6 +245,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpHeadersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
     httpRequestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
     httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    graphiqlMaxConcurrentSends: e.GRAPHIQL_MAX_CONCURRENT_SENDS,
+    graphiqlSendTimeoutMs: e.GRAPHIQL_SEND_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     corsOrigins: Object.freeze(e.CORS_ORIGINS),
   });

@@ -1,8 +1,7 @@
 import { useGenericAuth } from '@envelop/generic-auth';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
-import { createYoga, type GraphiQLOptions, type Plugin } from 'graphql-yoga';
+import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
 import { unauthenticatedGraphQLError } from '../platform/errors.ts';
@@ -27,38 +26,6 @@ export const GRAPHQL_PATH = '/graphql';
  */
 export const CSRF_HEADERS = ['x-graphql-yoga-csrf', 'apollo-require-preflight', 'x-apollo-operation-name'] as const;
 
-const EXAMPLE_QUERY = `# Put your token in the Headers tab below, then run this query.
-query Product {
-  product(id: "1") {
-    id
-    name
-    sku
-    steps {
-      id
-      name
-      order
-      components {
-        id
-        name
-        customisations { id name type price }
-      }
-    }
-  }
-}
-`;
-
-const GRAPHIQL_OPTIONS: GraphiQLOptions = {
-  title: 'Product Configuration Service',
-  defaultQuery: EXAMPLE_QUERY,
-  headers: JSON.stringify({ Authorization: 'Bearer <token from POST /api/v1/login>' }, null, 2),
-  isHeadersEditorEnabled: true,
-  shouldPersistHeaders: false,
-};
-
-// The self-contained GraphiQL bundle is ~9 MB of HTML; render it once, not per request.
-let graphiqlPage: string | undefined;
-const renderGraphiQLOnce = (options: GraphiQLOptions) => (graphiqlPage ??= renderGraphiQL(options));
-
 const requestAborted = () => requestContext.getStore()?.controller?.signal.aborted === true;
 const isBadRequest = (e: unknown) => e instanceof GraphQLError && e.extensions['code'] === 'BAD_REQUEST';
 
@@ -75,8 +42,8 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
-    graphiql: GRAPHIQL_OPTIONS,
-    renderGraphiQL: renderGraphiQLOnce,
+    // GraphiQL is served by graphiql.ts, before authentication, from precompressed shared buffers.
+    graphiql: false,
     landingPage: false,
     // Internal errors are masked in every NODE_ENV: no stack, SQL or file path leaves.
     // A resolver that failed because the database is away gets a retryable 503.

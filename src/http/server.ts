@@ -1,5 +1,6 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AuthService } from '../modules/auth/service.ts';
+import { GRAPHIQL_ASSETS_PATH, type GraphiQL } from '../graphql/graphiql.ts';
 import type { GraphQLHandler } from '../graphql/yoga.ts';
 import { GRAPHQL_PATH } from '../graphql/yoga.ts';
 import { MASKED_ERROR_MESSAGE } from '../graphql/request-errors.ts';
@@ -76,9 +77,13 @@ function createInFlightCounter(limit: number) {
   };
 }
 
-/** Requests for the GraphiQL page: the only thing served under /graphql without a token. */
+/** Requests for the GraphiQL page: with its assets, the only thing served under /graphql without a token. */
 function wantsGraphiQL(req: IncomingMessage, url: URL): boolean {
-  return req.method === 'GET' && !url.searchParams.has('query') && (req.headers.accept ?? '').includes('text/html');
+  return (
+    (req.method === 'GET' || req.method === 'HEAD') &&
+    !url.searchParams.has('query') &&
+    (req.headers.accept ?? '').includes('text/html')
+  );
 }
 
 /**
@@ -97,6 +102,7 @@ function authorizationHeader(req: IncomingMessage): string | undefined {
 export function createRequestListener(deps: {
   routes: readonly Route[];
   graphql: GraphQLHandler;
+  graphiql: GraphiQL;
   auth: AuthService;
   logger: Logger;
   cors: Cors;
@@ -106,7 +112,7 @@ export function createRequestListener(deps: {
   /** GraphQL requests one token may have in flight at once (config.graphqlMaxInFlightPerToken). */
   graphqlMaxInFlightPerToken: number;
 }) {
-  const { graphql, auth, logger, cors, graphqlMaxBodyBytes, trustProxy = 0 } = deps;
+  const { graphql, graphiql, auth, logger, cors, graphqlMaxBodyBytes, trustProxy = 0 } = deps;
   const router = createRouter(deps.routes);
   const inFlight = createInFlightCounter(deps.graphqlMaxInFlightPerToken);
 
@@ -133,7 +139,7 @@ export function createRequestListener(deps: {
         return;
       }
       if (req.headers['transfer-encoding'] !== undefined) res.setHeader('Connection', 'close');
-      if (wantsGraphiQL(req, url)) return graphql(req, res, { session: null, ip });
+      if (wantsGraphiQL(req, url)) return graphiql.serve(req, res, url.pathname);
       const session = await auth.authenticate(authorizationHeader(req));
       if (!session) {
         res.writeHead(401, {
@@ -163,6 +169,8 @@ export function createRequestListener(deps: {
       });
       return graphql(req, res, { session, ip });
     }
+
+    if (url.pathname.startsWith(GRAPHIQL_ASSETS_PATH)) return graphiql.serve(req, res, url.pathname);
 
     const match = router.match(req.method ?? 'GET', url.pathname);
     if (match.kind === 'not-found') throw new HttpError(404, 'Not found.');
