@@ -1,5 +1,5 @@
 import { PRODUCT } from '../bench/queries.ts';
-import { concurrently, outputSince, record, columns, type Finding, type FindingContext } from './finding.ts';
+import { concurrently, record, columns, type Finding, type FindingContext } from './finding.ts';
 import { postGraphQL } from './http.ts';
 
 const QUERY = `query Entities($representations: [_Any!]!) {
@@ -32,19 +32,17 @@ async function run(ctx: FindingContext): Promise<void> {
 
   for (const { who, headers, how } of modes) {
     await record(ctx, { finding: '1', sent: `_entities × ${REPRESENTATIONS} products, full tree, 1 request as ${who}` }, async () => {
-      target.output?.reset();
       const x = await post(headers);
-      return { ...columns(x), notes: `${kb}, ${how}${repeats}; ${(await outputSince(target)).summary}` };
-    });
+      return { ...columns(x), notes: `${kb}, ${how}${repeats}` };
+    }, { logs: true });
   }
   for (const { who, headers, how } of modes) {
     const sent = `same, ${CONCURRENT} at once as ${who}, probe running`;
     const attack = async () => {
-      target.output?.reset();
       const answers = await concurrently(CONCURRENT, () => post(headers));
-      return { ...answers, notes: `${how}; bytes summed, ms until the last answer; ${(await outputSince(target)).summary}` };
+      return { ...answers, notes: `${how}; bytes summed, ms until the last answer` };
     };
-    await record(ctx, { finding: '1', sent }, attack, true);
+    await record(ctx, { finding: '1', sent }, attack, { load: true, logs: true });
   }
 }
 

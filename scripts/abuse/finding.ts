@@ -1,6 +1,6 @@
 import type { Exchange } from './http.ts';
 import { observe, thousands, type Row } from './measure.ts';
-import { isJsonLine, type Target } from './target.ts';
+import type { Target } from './target.ts';
 
 /** What every finding gets: the target, the RSS guard, and where its rows go. */
 export interface FindingContext {
@@ -18,15 +18,24 @@ export interface Finding {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** observe() and emit() in one: the common case. */
+/**
+ * observe() and emit() in one, once the service has stopped printing what the
+ * previous observation made it print: each row's output is its own.
+ */
 export async function record(
   ctx: FindingContext,
   head: Pick<Row, 'finding' | 'sent'>,
   run: () => Promise<Omit<Row, 'finding' | 'sent'>>,
-  load = false,
+  opts: { load?: boolean; logs?: boolean } = {},
 ): Promise<void> {
   ctx.log(`  ${head.finding}: ${head.sent}`);
-  ctx.emit(await observe(ctx.target, head, run, { load, maxRssMb: ctx.maxRssMb }));
+  const output = ctx.target.output;
+  if (output) {
+    const { tailMs } = await output.settle();
+    if (tailMs > 1_000) ctx.log(`    (waited ${(tailMs / 1000).toFixed(1)} s for the service to stop logging)`);
+    output.reset();
+  }
+  ctx.emit(await observe(ctx.target, head, run, { ...opts, maxRssMb: ctx.maxRssMb }));
 }
 
 /** One exchange as row columns. */
@@ -55,21 +64,4 @@ export async function concurrently(n: number, fire: () => Promise<Exchange>) {
   const started = performance.now();
   const xs = await Promise.all(Array.from({ length: n }, fire));
   return concurrentColumns(xs, performance.now() - started);
-}
-
-/**
- * What the service printed since output.reset(), waiting a moment for lines
- * still in the pipe: non-JSON lines are stack traces and other unstructured text.
- */
-export async function outputSince(target: Target): Promise<{ lines: string[]; summary: string }> {
-  if (!target.output) return { lines: [], summary: 'output not captured (--url)' };
-  await sleep(300);
-  const lines = [...target.output.take()];
-  const json = lines.filter(isJsonLine).map((l) => JSON.parse(l) as { level?: number; msg?: string; args?: unknown[] });
-  const errors = json.filter((l) => (l.level ?? 0) >= 50);
-  // Yoga's error lines carry the message in args; the first line of it is enough.
-  const first = errors[0] && String(errors[0].args?.[0] ?? errors[0].msg).split('\n', 1)[0]!.slice(0, 60);
-  const nonJson = thousands(lines.length - json.length);
-  const errorLevel = `${thousands(errors.length)} error level${first ? `, first: "${first}"` : ''}`;
-  return { lines, summary: `logged ${nonJson} non-JSON lines, ${thousands(json.length)} JSON lines (${errorLevel})` };
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import { postGraphQL } from './http.ts';
+import { describeOutput } from './server-output.ts';
 import type { Target } from './target.ts';
 
 /** One line of the report: one observation of one finding. */
@@ -109,13 +110,14 @@ export function startProbe(target: Target, timeoutMs = 30_000) {
 
 /**
  * Runs one observation and fills its RSS columns (sampled all along, for the
- * peak); `load` also runs the probe meanwhile. A server already gone gives a row saying so.
+ * peak); `load` also runs the probe meanwhile, `logs` adds what the service
+ * printed (waiting, probe stopped, until it stops). A server already gone gives a row saying so.
  */
 export async function observe(
   target: Target,
   head: Pick<Row, 'finding' | 'sent'>,
   run: () => Promise<Omit<Row, 'finding' | 'sent'>>,
-  opts: { load?: boolean; maxRssMb: number },
+  opts: { load?: boolean; logs?: boolean; maxRssMb: number },
 ): Promise<Row> {
   const gone = target.gone();
   if (gone) return { ...head, status: '–', bytes: '–', ms: '–', notes: `not run: ${gone}` };
@@ -124,11 +126,12 @@ export async function observe(
   const stopProbe = opts.load ? startProbe(target) : undefined;
   const result = await run();
   const probe = await stopProbe?.();
+  const logged = opts.logs ? (await describeOutput(target.output)).summary : undefined;
   const after = rssMb(target.pid);
   // Sampled every 200 ms: the reading just taken may be higher still.
   const peak = Math.max(stopSampler() ?? 0, after ?? 0) || undefined;
   const died = target.gone();
-  const notes = [result.notes, died].filter(Boolean).join('; ');
+  const notes = [result.notes, logged, died].filter(Boolean).join('; ');
   return {
     ...head,
     ...result,

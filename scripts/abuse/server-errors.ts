@@ -1,4 +1,4 @@
-import { columns, outputSince, record, type Finding, type FindingContext } from './finding.ts';
+import { columns, record, type Finding, type FindingContext } from './finding.ts';
 import { postGraphQL, rawRequest, requestHead } from './http.ts';
 import { thousands } from './measure.ts';
 
@@ -17,20 +17,16 @@ async function run(ctx: FindingContext): Promise<void> {
   const { target } = ctx;
   for (const doc of DOCUMENTS) {
     await record(ctx, { finding: '4', sent: `POST /graphql ${doc.query}` }, async () => {
-      target.output?.reset();
       const x = await postGraphQL(target.base, target.tokens[0], doc, { keepBody: true });
-      const printed = await outputSince(target);
-      return { ...columns(x), notes: `${printed.summary}; answer: ${x.body?.slice(0, 100)}` };
-    });
+      return { ...columns(x), notes: `answer: ${x.body?.slice(0, 100)}` };
+    }, { logs: true });
   }
   const host = new URL(target.base).host;
   for (const line of REQUEST_LINES) {
     await record(ctx, { finding: '4', sent: `raw TCP: ${line} (Host: ${host})` }, async () => {
-      target.output?.reset();
       const x = await rawRequest(target.base, requestHead(line, { Host: host, Connection: 'close' }));
-      const printed = await outputSince(target);
-      return { status: x.status ? String(x.status) : x.firstLine, bytes: thousands(x.bytes), ms: thousands(x.ms), notes: printed.summary };
-    });
+      return { status: x.status ? String(x.status) : x.firstLine, bytes: thousands(x.bytes), ms: thousands(x.ms) };
+    }, { logs: true });
   }
 }
 

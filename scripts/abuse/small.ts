@@ -1,6 +1,7 @@
 import net from 'node:net';
-import { columns, outputSince, record, sleep, type Finding, type FindingContext } from './finding.ts';
+import { columns, record, sleep, type Finding, type FindingContext } from './finding.ts';
 import { postGraphQL, requestHead, send, type Exchange } from './http.ts';
+import { describeOutput } from './server-output.ts';
 
 const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
 
@@ -19,6 +20,14 @@ function describeLogLine(line: string): string {
   } catch {
     return `non-JSON: ${line.slice(0, 80)}`;
   }
+}
+
+/** Identical descriptions once each, with a count: "info "request" status 499; error "yoga" ×2". */
+function summarise(descriptions: string[]): string {
+  const counts = new Map<string, number>();
+  for (const d of descriptions) counts.set(d, (counts.get(d) ?? 0) + 1);
+  const parts = [...counts].slice(0, 5).map(([d, n]) => (n > 1 ? `${d} ×${n}` : d));
+  return (parts.join('; ') || 'nothing') + (counts.size > 5 ? `; and ${counts.size - 5} other kinds` : '');
 }
 
 const requestId = (what: string) => `abuse-7-${what}-${Date.now()}`;
@@ -61,10 +70,9 @@ async function run(ctx: FindingContext): Promise<void> {
 
   await record(ctx, { finding: '7', sent: 'operationName of 500,000 characters on { __typename }' }, async () => {
     const id = requestId('opname');
-    target.output?.reset();
     const request = { query: '{ __typename }', operationName: 'x'.repeat(500_000) };
     const x = await postGraphQL(target.base, token, request, { headers: { 'x-request-id': id } });
-    const { lines } = await outputSince(target);
+    const { lines } = await describeOutput(target.output);
     const access = lines.find((l) => l.includes(`"reqId":"${id}"`) && l.includes('"msg":"request"'));
     const found = access ? `access-log line ${Buffer.byteLength(access)} bytes` : 'no access-log line found';
     const logged = target.output ? found : 'output not captured (--url)';
@@ -74,11 +82,10 @@ async function run(ctx: FindingContext): Promise<void> {
   // /graphql as the issue has it; the login route reads its body with the dispatcher's own reader.
   for (const path of ['/graphql', '/api/v1/login']) {
     await record(ctx, { finding: '7', sent: `POST ${path} Content-Length: 1000, closed after 10 bytes` }, async () => {
-      target.output?.reset();
       const id = await abandonBody(target.base, path, token);
-      const { lines } = await outputSince(target);
+      const { lines } = await describeOutput(target.output);
       const ours = lines.filter((l) => l.includes(id));
-      const found = `logged: ${(ours.length ? ours : lines).map(describeLogLine).join('; ') || 'nothing'}`;
+      const found = `logged: ${summarise((ours.length ? ours : lines).map(describeLogLine))}`;
       const logged = target.output ? found : 'output not captured (--url)';
       return { status: '– (client gone)', bytes: '–', ms: '–', notes: logged };
     });

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import { loadConfig } from '../../src/config.ts';
 import { ensureDatabase, prepareDataset, revokeToken } from '../lib/dataset.ts';
 import { startServer, stopServer, type Server } from '../lib/service-process.ts';
 import { serviceNodeArgs } from '../lib/start-command.ts';
 import { postGraphQL } from './http.ts';
+import { ServerOutput } from './server-output.ts';
 
 /** What the findings run against: the service this run started, or one already running (--url). */
 export interface Target {
@@ -28,38 +28,6 @@ export interface Target {
   kill(reason: string): void;
   close(): Promise<void>;
 }
-
-/** The service's output since the last reset(): its JSON log lines and anything else it printed. */
-export class ServerOutput {
-  private lines: string[] = [];
-  private partial = new Map<Readable, string>();
-
-  attach(stream: Readable): void {
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk: string) => {
-      const text = (this.partial.get(stream) ?? '') + chunk;
-      const parts = text.split('\n');
-      this.partial.set(stream, parts.pop()!);
-      this.lines.push(...parts.filter((l) => l.trim() !== ''));
-      // Bounded: a finding resets it; nothing should pile up in between.
-      if (this.lines.length > 50_000) this.lines.splice(0, this.lines.length - 50_000);
-    });
-  }
-  reset(): void {
-    this.lines = [];
-  }
-  take(): string[] {
-    return this.lines;
-  }
-}
-
-export const isJsonLine = (line: string) => {
-  try {
-    return typeof JSON.parse(line) === 'object';
-  } catch {
-    return false;
-  }
-};
 
 /**
  * The service inherits this shell's environment: say which of its settings that
