@@ -17,19 +17,12 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseCommandLine } from './lib/cli.ts';
+import { freePort } from './lib/service-process.ts';
 import { serviceNodeArgs } from './lib/start-command.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseCommandLine(process.argv.slice(2), { sockets: { type: 'string', default: '20' } });
 const SOCKETS = Number(values.sockets);
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 /** Status and body bytes exactly as they came over the wire (node:http does not decode). */
 function get(port: number, urlPath: string, encoding: string) {

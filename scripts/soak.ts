@@ -22,6 +22,7 @@ import { createAuthService } from '../src/modules/auth/service.ts';
 import { createDatabase } from '../src/platform/db.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { migrateToLatest } from '../src/platform/migrate.ts';
+import { freePort } from './lib/service-process.ts';
 import { serviceNodeArgs } from './lib/start-command.ts';
 
 const { values: args } = parseArgs({
@@ -139,14 +140,6 @@ async function runClient(base: string, email: string, password: string, until: n
       token = await login(base, email, password);
     }
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 interface Target {
