@@ -11,7 +11,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,6 +21,7 @@ import { createAuthService } from '../src/modules/auth/service.ts';
 import { createDatabase } from '../src/platform/db.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { migrateToLatest } from '../src/platform/migrate.ts';
+import { freePort } from './lib/service-process.ts';
 import { serviceNodeArgs } from './lib/start-command.ts';
 
 const { values: args } = parseArgs({
@@ -139,14 +139,6 @@ async function runClient(base: string, email: string, password: string, until: n
       token = await login(base, email, password);
     }
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 interface Target {

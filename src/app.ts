@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import type { Config } from './config.ts';
+import { createGraphiQL } from './graphql/graphiql.ts';
 import { buildSchema } from './graphql/schema.ts';
 import { createGraphQLHandler, CSRF_HEADERS } from './graphql/yoga.ts';
 import { createCors } from './http/cors.ts';
@@ -66,6 +67,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const auth = createAuthService({ db, config, logger });
   const graphql = createGraphQLHandler({ config, db, logger, schema: buildSchema() });
+  const graphiql = createGraphiQL({
+    maxConcurrentSends: config.graphiqlMaxConcurrentSends,
+    sendTimeoutMs: config.graphiqlSendTimeoutMs,
+  });
+  graphiql.start();
   const routes = [
     ...createHealthRoutes(db, () => lifecycle.phase === 'serving'),
     createMetricsRoute(metrics, config.metricsToken, options.metricsExposition),
@@ -77,10 +83,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       createRequestListener({
         routes,
         graphql,
+        graphiql,
         auth,
         logger,
         cors,
         graphqlMaxBodyBytes: config.graphqlMaxBodyBytes,
+        graphqlMaxInFlightPerToken: config.graphqlMaxInFlightPerToken,
         trustProxy: config.trustProxy,
       }),
       { logger, metrics, lifecycle, routes },

@@ -82,9 +82,18 @@ const envSchema = z.object({
   GRAPHQL_MAX_DIRECTIVES: intInRange(0, 10_000).default(50),
   GRAPHQL_MAX_COST: intInRange(1, 100_000_000).default(5000),
   GRAPHQL_MAX_BODY_BYTES: intInRange(1024, 100 * 1024 * 1024).default(1024 * 1024),
+  GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: intInRange(1, 10_000).default(16),
+  GRAPHQL_EXECUTION_TIMEOUT_MS: intInRange(1, 600_000).default(10_000),
+  FEDERATION_SECRET: optionalNonEmpty.pipe(
+    z.string().min(32, { error: 'must be at least 32 characters (e.g. openssl rand -base64 48)' }).optional(),
+  ),
+  FEDERATION_MAX_REPRESENTATIONS: intInRange(1, 100_000).default(1000),
   HTTP_HEADERS_TIMEOUT_MS: intInRange(100, 600_000).default(10_000),
   HTTP_REQUEST_TIMEOUT_MS: intInRange(100, 3_600_000).default(30_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: intInRange(100, 600_000).default(5_000),
+  // GraphiQL is served without a token: bound what clients that never read it can hold.
+  GRAPHIQL_MAX_CONCURRENT_SENDS: intInRange(1, 1000).default(8),
+  GRAPHIQL_SEND_TIMEOUT_MS: intInRange(100, 600_000).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CORS_ORIGINS: z
     .string()
@@ -143,10 +152,22 @@ export type Config = Readonly<{
   /** Fields selected, each multiplied by the page sizes (`first`) of the lists above it. */
   graphqlMaxCost: number;
   graphqlMaxBodyBytes: number;
+  /** GraphQL requests one token may have in flight on this process; beyond it 429. */
+  graphqlMaxInFlightPerToken: number;
+  /** An execution running longer is aborted (its SQL cancelled) and answered 504. */
+  graphqlExecutionTimeoutMs: number;
+  /** Shared with the federation gateway, which sends it as `Router-Authorization`; unset: `_entities` and `_service` answer nobody. */
+  federationSecret: string | undefined;
+  /** Most `_entities` representations one request may carry, gateway included. */
+  federationMaxRepresentations: number;
   /** Whole request head, whole request (head and body), idle keep-alive connection. */
   httpHeadersTimeoutMs: number;
   httpRequestTimeoutMs: number;
   httpKeepAliveTimeoutMs: number;
+  /** GraphiQL page and asset responses in progress at once; beyond that 503. */
+  graphiqlMaxConcurrentSends: number;
+  /** A GraphiQL response not handed to the socket by then has its connection destroyed. */
+  graphiqlSendTimeoutMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   corsOrigins: readonly string[];
 }>;
@@ -166,6 +187,9 @@ const configSchema = envSchema
       'the embedded database admits one process; unset WEB_CONCURRENCY or set it to 1',
   });
 
+/** Their values never reach an error message or a log. */
+const SECRET_VARIABLES = new Set(['METRICS_TOKEN', 'FEDERATION_SECRET']);
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -180,8 +204,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       parsed.error.issues.map((issue) => {
         const name = String(issue.path[0] ?? '?');
-        const raw = env[name];
-        return `${name}=${JSON.stringify(raw ?? '')}: ${issue.message}`;
+        const shown = SECRET_VARIABLES.has(name) ? '(hidden)' : JSON.stringify(env[name] ?? '');
+        return `${name}=${shown}: ${issue.message}`;
       }),
     );
   }
@@ -214,9 +238,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxDirectives: e.GRAPHQL_MAX_DIRECTIVES,
     graphqlMaxCost: e.GRAPHQL_MAX_COST,
     graphqlMaxBodyBytes: e.GRAPHQL_MAX_BODY_BYTES,
+    graphqlMaxInFlightPerToken: e.GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN,
+    graphqlExecutionTimeoutMs: e.GRAPHQL_EXECUTION_TIMEOUT_MS,
+    federationSecret: e.FEDERATION_SECRET,
+    federationMaxRepresentations: e.FEDERATION_MAX_REPRESENTATIONS,
     httpHeadersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
     httpRequestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
     httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    graphiqlMaxConcurrentSends: e.GRAPHIQL_MAX_CONCURRENT_SENDS,
+    graphiqlSendTimeoutMs: e.GRAPHIQL_SEND_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     corsOrigins: Object.freeze(e.CORS_ORIGINS),
   });

@@ -8,7 +8,8 @@ import { createRng } from '../../db/seeds/catalog.ts';
 const CUSTOMISATION = 'id name type price';
 const COMPONENT = `id name customisations { ${CUSTOMISATION} }`;
 const STEP = `id name order components { ${COMPONENT} }`;
-const PRODUCT = `id name sku steps { ${STEP} }`;
+/** Every field of a product, full depth (the abuse run selects it too). */
+export const PRODUCT = `id name sku steps { ${STEP} }`;
 
 export const QUERIES = {
   Q0: '{ __typename }',

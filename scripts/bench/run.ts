@@ -1,16 +1,16 @@
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { encodeCursor } from '../../src/modules/catalog/pagination.ts';
-import { ensureDatabase, prepareDataset, revokeToken } from './dataset.ts';
+import { ensureDatabase, prepareDataset, revokeToken } from '../lib/dataset.ts';
 import { cpuTicks, reapedChildrenTicks, ticksToMs, treeTicks } from './proc.ts';
 import { QUERY_LABELS, QUERY_NAMES, requestBodies, type QueryName } from './queries.ts';
 import { serviceNodeArgs } from '../lib/start-command.ts';
+import { startServer, stopServer, type Server } from '../lib/service-process.ts';
 
 /**
  * npm run bench [-- --quick] : the service against the reference server, same load,
@@ -75,72 +75,6 @@ function ensureWrk(): string {
     }
     return execFileSync('which', ['wrk'], { encoding: 'utf8' }).trim();
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-interface Server {
-  name: 'service' | 'reference';
-  url: string;
-  child: ChildProcess;
-  stderr: string[];
-}
-
-/**
- * Starts `node <args>` with a free port and waits until it answers. printsWhenReady:
- * a stdout line the server prints once fully up (the service, once migrated and
- * every worker listens).
- */
-async function startServer(
-  name: Server['name'],
-  args: string[],
-  env: Record<string, string>,
-  printsWhenReady?: string,
-): Promise<Server> {
-  const port = await freePort();
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const stderr: string[] = [];
-  child.stderr!.on('data', (c: Buffer) => {
-    stderr.push(c.toString());
-    if (stderr.length > 200) stderr.shift();
-  });
-  let stdout = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
-    if (printsWhenReady && !stdout.includes(printsWhenReady)) stdout += c;
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}):\n${stderr.join('')}`);
-    const answered = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then(
-      (res) => res.arrayBuffer().then(() => true),
-      () => false,
-    );
-    if (answered && (!printsWhenReady || stdout.includes(printsWhenReady))) break;
-    if (Date.now() > deadline) throw new Error(`${name} did not start:\n${stderr.join('')}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return { name, url, child, stderr };
-}
-
-async function stopServer(server: Server): Promise<void> {
-  if (server.child.exitCode !== null) return;
-  const exited = new Promise((r) => server.child.once('exit', r));
-  server.child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
 }
 
 /** POSTs every distinct body to both servers and compares the responses byte for byte. */
@@ -373,6 +307,7 @@ async function main(): Promise<number> {
   const dbName = new URL(settings.url).pathname.slice(1);
   if (await ensureDatabase(settings.url)) log(`created database ${dbName}`);
   const dataset = await prepareDataset(settings.url, settings.products, log);
+  const { token, tokenId } = dataset.tokens[0]!;
   if (dataset.seededNow > 0) log(`seeded ${dataset.seededNow} products in ${(dataset.seedMs / 1000).toFixed(1)} s`);
 
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pcs-bench-'));
@@ -382,6 +317,9 @@ async function main(): Promise<number> {
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',
     WEB_CONCURRENCY: String(settings.workers),
+    // Every wrk connection carries the bench's one token: the per-token limit
+    // would refuse all but 16 of them, so it is raised to the connection count.
+    GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: String(Math.max(16, settings.connections)),
   };
   if (settings.servicePool) serviceEnv.DATABASE_POOL_SIZE = settings.servicePool;
   const servers: Server[] = [];
@@ -410,7 +348,7 @@ async function main(): Promise<number> {
     const files = new Map<QueryName, string>();
     for (const q of settings.queries) {
       const bodies = requestBodies(q, dataset.productIds, settings.distinct, (id) => encodeCursor('product', id));
-      const problems = await verify(q, bodies, dataset.token, servers);
+      const problems = await verify(q, bodies, token, servers);
       if (problems.length > 0) {
         failed = true;
         log(`MISMATCH ${q}: the service and the reference disagree:\n${problems.join('\n')}`);
@@ -434,14 +372,14 @@ async function main(): Promise<number> {
         for (const server of order) {
           const key = `${q}/${server.name}`;
           if (!results.has(key)) results.set(key, emptyTotals());
-          await runCase(wrk, server, servers.map((s) => s.child.pid!), files.get(q)!, dataset.token, monitor, results.get(key)!);
+          await runCase(wrk, server, servers.map((s) => s.child.pid!), files.get(q)!, token, monitor, results.get(key)!);
         }
       }
     }
   } finally {
     await monitor.end();
     for (const s of servers) await stopServer(s);
-    await revokeToken(settings.url, dataset.tokenId);
+    await revokeToken(settings.url, tokenId);
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 

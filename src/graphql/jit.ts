@@ -1,6 +1,13 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { GraphQLError, type Source } from 'graphql';
+import { GraphQLError, Kind, type DocumentNode, type Source } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { Logger } from '../platform/logger.ts';
+
+function singleOperation(document: DocumentNode): boolean {
+  let operations = 0;
+  for (const d of document.definitions) if (d.kind === Kind.OPERATION_DEFINITION) operations++;
+  return operations === 1;
+}
 
 /** The offset in `body` of a 1-based line and column, as graphql-js's getLocation counts them. */
 function offsetOf(body: string, line: number, column: number): number {
@@ -51,10 +58,21 @@ const useJitErrorLocations = (): Plugin => ({
  * object) into plain JavaScript, instead of graphql-js walking the document on
  * every request. Errors come out as graphql-js would word and locate them.
  */
-export function useCompiledExecution(): Plugin {
+export function useCompiledExecution(logger: Logger): Plugin {
   return {
     onPluginInit({ addPlugin }) {
-      addPlugin(useGraphQlJit() as Plugin);
+      addPlugin(
+        useGraphQlJit(
+          {},
+          {
+            // The plugin caches one compiled query per document, whichever
+            // operation it was compiled for: a document of several operations
+            // runs on graphql-js, so B never gets the answer compiled for A.
+            enableIf: (args) => singleOperation(args.document),
+            onError: (result) => logger.error({ errors: result.errors?.map((e) => e.message) }, 'graphql-jit could not compile'),
+          },
+        ) as Plugin,
+      );
       addPlugin(useJitErrorLocations());
     },
   };

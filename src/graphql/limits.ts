@@ -3,24 +3,16 @@ import { useDepthLimit } from '@envelop/depth-limit';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import {
   GraphQLError,
-  Kind,
+  KnownFragmentNamesRule,
   Lexer,
+  NoFragmentCyclesRule,
   Source,
   TokenKind,
-  getNamedType,
-  isInterfaceType,
-  isObjectType,
-  SchemaMetaFieldDef,
-  TypeMetaFieldDef,
+  validate,
+  type ASTVisitor,
   type DocumentNode,
-  type FragmentDefinitionNode,
-  type GraphQLField,
-  type GraphQLNamedType,
-  type OperationDefinitionNode,
-  type SelectionSetNode,
   type ValidationContext,
   type ValidationRule,
-  type ValueNode,
 } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
@@ -33,16 +25,40 @@ import type { Config } from '../config.ts';
  * raised before execution so that no resolver, and no SQL, runs.
  */
 
-export type LimitsConfig = Pick<
-  Config,
-  'graphqlMaxDepth' | 'graphqlMaxTokens' | 'graphqlMaxAliases' | 'graphqlMaxDirectives' | 'graphqlMaxCost' | 'maxPageSize'
->;
+export type LimitsConfig = Pick<Config, 'graphqlMaxDepth' | 'graphqlMaxTokens' | 'graphqlMaxAliases' | 'graphqlMaxDirectives'>;
 
-export function limitError(message: string): GraphQLError {
+export function limitError(message: string, located?: GraphQLError): GraphQLError {
   return createGraphQLError(message, {
+    ...(located ? { nodes: located.nodes, source: located.source, positions: located.positions } : {}),
     extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400, spec: false } },
   });
 }
+
+/** Operation types the schema has no root for (graphql 17's KnownOperationTypesRule). */
+const knownOperationTypesRule: ValidationRule = (context): ASTVisitor => ({
+  OperationDefinition(node) {
+    if (!context.getSchema().getRootType(node.operation)) {
+      context.reportError(new GraphQLError(`This service does not support ${node.operation} operations.`, { nodes: node }));
+    }
+  },
+});
+
+/**
+ * Names beginning with "__" are reserved for introspection; as operation or
+ * fragment names they also reach walkers that keep names as plain object keys,
+ * where "__proto__" is no key at all.
+ */
+const reservedNamesRule: ValidationRule = (context): ASTVisitor => {
+  const check = (node: { name?: { value: string } | undefined }) => {
+    const name = node.name?.value;
+    if (name?.startsWith('__')) {
+      context.reportError(new GraphQLError(`Names beginning with "__" are reserved for introspection: "${name}".`, { nodes: node as never }));
+    }
+  };
+  return { OperationDefinition: check, FragmentDefinition: check };
+};
+
+const SOUNDNESS_RULES = [knownOperationTypesRule, reservedNamesRule, KnownFragmentNamesRule, NoFragmentCyclesRule];
 
 /**
  * graphql-armor reports a rejection by throwing a bare GraphQLError (HTTP 200,
@@ -75,118 +91,12 @@ function assertTokenLimit(query: string, maxTokens: number): void {
   }
 }
 
-/** The page size a `first` argument asks for, taken statically from the document. */
-function requestedPageSize(
-  field: GraphQLField<unknown, unknown>,
-  value: ValueNode | undefined,
-  operation: OperationDefinitionNode,
-  maxPageSize: number,
-): number {
-  const argument = field.args.find((a) => a.name === 'first');
-  if (!argument) return 1;
-  let size: unknown = argument.defaultValue;
-  if (value?.kind === Kind.INT) size = Number(value.value);
-  else if (value?.kind === Kind.VARIABLE) {
-    // Validation results are cached per document, not per variables: assume the
-    // variable's default when it has one, else the largest page a request can get.
-    const name = value.name.value;
-    const definition = operation.variableDefinitions?.find((v) => v.variable.name.value === name);
-    size = definition?.defaultValue?.kind === Kind.INT ? Number(definition.defaultValue.value) : maxPageSize;
-  }
-  if (typeof size !== 'number' || !Number.isFinite(size)) return maxPageSize;
-  // Sizes outside 1..maxPageSize are refused by the resolver before any SQL, with
-  // SPEC's own message; counting them at the ceiling keeps that message reachable.
-  return Math.min(Math.max(size, 1), maxPageSize);
-}
-
-/**
- * Cost = every selected field counts 1, and a field with a `first` argument
- * multiplies what it selects by the page size it asks for. Lists without `first`
- * (a product's steps, …) count once: their length is the catalogue's, not the
- * client's to choose, and aliasing them is counted field by field.
- * products(first: 100) selecting 26 fields per product costs 1 + 100 × 26 = 2601.
- * Fragment costs are memoised, so a document of nested fragment spreads is
- * costed in linear time.
- */
-export function costLimitRule(options: { maxCost: number; maxPageSize: number }): ValidationRule {
-  return (context) => {
-    const schema = context.getSchema();
-    const fragmentCosts = new Map<string, number>();
-    const inProgress = new Set<string>();
-
-    function selectionSetCost(
-      set: SelectionSetNode,
-      parentType: GraphQLNamedType | undefined,
-      operation: OperationDefinitionNode,
-    ): number {
-      let total = 0;
-      for (const selection of set.selections) {
-        if (selection.kind === Kind.FIELD) {
-          total += 1;
-          if (!selection.selectionSet) continue;
-          const fields = parentType && (isObjectType(parentType) || isInterfaceType(parentType)) ? parentType.getFields() : {};
-          const fieldName = selection.name.value;
-          const field =
-            fields[fieldName] ??
-            (fieldName === '__schema' ? SchemaMetaFieldDef : fieldName === '__type' ? TypeMetaFieldDef : undefined);
-          const childType = field ? getNamedType(field.type) : undefined;
-          const childCost = selectionSetCost(selection.selectionSet, childType, operation);
-          const first = selection.arguments?.find((a) => a.name.value === 'first');
-          const multiplier =
-            field && field.args.some((a) => a.name === 'first')
-              ? requestedPageSize(field, first?.value, operation, options.maxPageSize)
-              : 1;
-          total += multiplier * childCost;
-        } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-          const type = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parentType;
-          total += selectionSetCost(selection.selectionSet, type ?? undefined, operation);
-        } else {
-          total += fragmentCost(context.getFragment(selection.name.value), operation);
-        }
-      }
-      return total;
-    }
-
-    function fragmentCost(fragment: FragmentDefinitionNode | null | undefined, operation: OperationDefinitionNode): number {
-      // An unknown or cyclic fragment is reported by graphql's own rules.
-      if (!fragment || inProgress.has(fragment.name.value)) return 0;
-      const known = fragmentCosts.get(fragment.name.value);
-      if (known !== undefined) return known;
-      inProgress.add(fragment.name.value);
-      const cost = selectionSetCost(
-        fragment.selectionSet,
-        schema.getType(fragment.typeCondition.name.value) ?? undefined,
-        operation,
-      );
-      inProgress.delete(fragment.name.value);
-      fragmentCosts.set(fragment.name.value, cost);
-      return cost;
-    }
-
-    return {
-      OperationDefinition(operation) {
-        const rootType =
-          operation.operation === 'query'
-            ? schema.getQueryType()
-            : operation.operation === 'mutation'
-              ? schema.getMutationType()
-              : schema.getSubscriptionType();
-        // Fragment costs may depend on the operation's variable defaults.
-        fragmentCosts.clear();
-        const cost = selectionSetCost(operation.selectionSet, rootType ?? undefined, operation);
-        if (cost > options.maxCost) {
-          throw limitError(`Query cost limit of ${options.maxCost} exceeded, found ${cost}.`);
-        }
-      },
-    };
-  };
-}
-
 // graphql-depth-limit's wording: "'<operation>' exceeds maximum operation depth of <n>".
 const DEPTH_LIMIT_MESSAGE = /exceeds maximum operation depth of (\d+)$/;
 
 /**
- * Yoga plugins enforcing tokens, depth, aliases, directives and cost. Depth is
+ * Yoga plugins enforcing tokens, depth, aliases and directives (the cost depends
+ * on variable values: execution-limits.ts). Depth is
  * @envelop/depth-limit (graphql-depth-limit), which skips introspection fields:
  * introspection resolves in memory, and its nesting is bounded by the token limit.
  */
@@ -196,9 +106,9 @@ export function useGraphQLLimits(
   isParsedAlready: (query: string) => boolean = () => false,
 ): Plugin {
   const rules: ValidationRule[] = [
-    maxAliasesRule({ n: config.graphqlMaxAliases, onReject: rejectWithLimitError }),
+    // graphql-armor lets aliases of __typename through by default: they are aliases too.
+    maxAliasesRule({ n: config.graphqlMaxAliases, allowList: [], onReject: rejectWithLimitError }),
     maxDirectivesRule({ n: config.graphqlMaxDirectives, onReject: rejectWithLimitError }),
-    costLimitRule({ maxCost: config.graphqlMaxCost, maxPageSize: config.maxPageSize }),
   ];
   return {
     onPluginInit({ addPlugin }) {
@@ -211,7 +121,14 @@ export function useGraphQLLimits(
         assertTokenLimit(params.query, config.graphqlMaxTokens);
       }
     },
-    onValidate({ addValidationRule }) {
+    onValidate({ addValidationRule, params, setResult }) {
+      // Documents the depth and alias walkers cannot take (they recurse through
+      // fragments by name) are refused before those rules run.
+      const unsound = validate(params.schema, params.documentAST, SOUNDNESS_RULES);
+      if (unsound.length > 0) {
+        setResult(unsound.map((e) => limitError(e.message, e)));
+        return;
+      }
       for (const rule of rules) addValidationRule(rule);
       // The depth rule reports a bare validation error; give it the same code and
       // 400 as every other limit.

@@ -3,14 +3,15 @@ import type { Plugin, YogaServerOptions } from 'graphql-yoga';
 import { isDatabaseUnavailable } from '../platform/db-errors.ts';
 import { serviceUnavailableGraphQLError } from '../platform/errors.ts';
 import { requestContext } from '../platform/request-context.ts';
-import { maskErrorEverywhere } from './request-errors.ts';
+import { maskErrorEverywhere, shorten } from './request-errors.ts';
 
 /** Tells the access log and the metrics which operation a /graphql request ran. */
 export function useOperationName(): Plugin {
   return {
     onParams({ params }) {
       const store = requestContext.getStore();
-      if (store) store.operationName = params.operationName ?? null;
+      // Client-chosen and up to a body's size: logged and labelled at most 100 characters.
+      if (store) store.operationName = params.operationName ? shorten(params.operationName) : null;
     },
     onExecute({ args }) {
       const store = requestContext.getStore();

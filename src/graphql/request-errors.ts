@@ -1,4 +1,4 @@
-import { GraphQLError, Kind, getOperationAST, getVariableValues, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { GraphQLError, Kind, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import { createGraphQLError, maskError, type Plugin } from 'graphql-yoga';
 
 /**
@@ -33,15 +33,21 @@ export function maskErrorEverywhere(error: unknown, message: string): Error {
   });
 }
 
+/** A client-chosen name as echoed in messages and logs: at most 100 characters. */
+export function shorten(name: string): string {
+  return name.length > 100 ? `${name.slice(0, 100)}…` : name;
+}
+
 function operationError(message: string): GraphQLError {
   return createGraphQLError(message, {
-    extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400, spec: true } },
+    extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400, spec: false } },
   });
 }
 
 /**
  * An unknown operationName, or several operations and no name, are refused with
- * graphql-js's own wording. Runs right after parsing (cached or not), ahead of
+ * graphql-js's own wording, with a 400 for every client (the request names
+ * nothing that can run). Runs right after parsing (cached or not), ahead of
  * Yoga's check, which would say only "Could not determine what operation to execute."
  */
 export function useOperationSelection(): Plugin {
@@ -55,37 +61,12 @@ export function useOperationSelection(): Plugin {
         );
         if (typeof operationName === 'string' && operationName !== '') {
           if (!operations.some((o) => o.name?.value === operationName)) {
-            throw operationError(`Unknown operation named "${operationName}".`);
+            throw operationError(`Unknown operation named "${shorten(operationName)}".`);
           }
         } else if (operations.length > 1) {
           throw operationError('Must provide operation name if query contains multiple operations.');
         }
       };
-    },
-  };
-}
-
-/**
- * Variables of the wrong type (first: "10", first: 1.5) are the client's input
- * error: graphql-js reports them without a code, so they are coerced once here,
- * before execution, and refused as BAD_USER_INPUT.
- */
-export function useVariableInputErrors(): Plugin {
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const operation = getOperationAST(args.document, args.operationName);
-      if (!operation?.variableDefinitions?.length) return;
-      const inputs = (args.variableValues ?? {}) as Record<string, unknown>;
-      const coerced = getVariableValues(args.schema, operation.variableDefinitions, inputs, { maxErrors: 20 });
-      if (!coerced.errors) return;
-      setResultAndStopExecution({
-        errors: coerced.errors.map((e) =>
-          createGraphQLError(e.message, {
-            nodes: e.nodes,
-            extensions: { code: 'BAD_USER_INPUT', http: { status: 400, spec: true } },
-          }),
-        ),
-      });
     },
   };
 }

@@ -1,19 +1,21 @@
 import { useGenericAuth } from '@envelop/generic-auth';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import type { GraphQLSchema } from 'graphql';
-import { createYoga, type GraphiQLOptions, type Plugin } from 'graphql-yoga';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import type { Db } from '../platform/db.ts';
 import { unauthenticatedGraphQLError } from '../platform/errors.ts';
+import { requestContext } from '../platform/request-context.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createCatalogLoaders } from '../modules/catalog/loaders.ts';
 import type { SessionUser } from '../modules/auth/service.ts';
 import type { GraphQLContext, ServerContext } from './context.ts';
 import { useCompiledExecution } from './jit.ts';
+import { useExecutionDeadline } from './deadline.ts';
+import { useExecutionLimits } from './execution-limits.ts';
 import { createParseCaches, useGraphQLLimits, useUndeclaredBodyLimit } from './limits.ts';
 import { maskDatabaseUnavailable, useOperationName } from './operations.ts';
-import { MASKED_ERROR_MESSAGE, useOperationSelection, useVariableInputErrors } from './request-errors.ts';
+import { MASKED_ERROR_MESSAGE, useOperationSelection } from './request-errors.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -24,37 +26,8 @@ export const GRAPHQL_PATH = '/graphql';
  */
 export const CSRF_HEADERS = ['x-graphql-yoga-csrf', 'apollo-require-preflight', 'x-apollo-operation-name'] as const;
 
-const EXAMPLE_QUERY = `# Put your token in the Headers tab below, then run this query.
-query Product {
-  product(id: "1") {
-    id
-    name
-    sku
-    steps {
-      id
-      name
-      order
-      components {
-        id
-        name
-        customisations { id name type price }
-      }
-    }
-  }
-}
-`;
-
-const GRAPHIQL_OPTIONS: GraphiQLOptions = {
-  title: 'Product Configuration Service',
-  defaultQuery: EXAMPLE_QUERY,
-  headers: JSON.stringify({ Authorization: 'Bearer <token from POST /api/v1/login>' }, null, 2),
-  isHeadersEditorEnabled: true,
-  shouldPersistHeaders: false,
-};
-
-// The self-contained GraphiQL bundle is ~9 MB of HTML; render it once, not per request.
-let graphiqlPage: string | undefined;
-const renderGraphiQLOnce = (options: GraphiQLOptions) => (graphiqlPage ??= renderGraphiQL(options));
+const requestAborted = () => requestContext.getStore()?.controller?.signal.aborted === true;
+const isBadRequest = (e: unknown) => e instanceof GraphQLError && e.extensions['code'] === 'BAD_REQUEST';
 
 /** Refuses execution without the user @envelop/generic-auth resolved from the session. */
 const requireUser: Plugin<GraphQLContext & { currentUser?: SessionUser | null }> = {
@@ -69,8 +42,8 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
-    graphiql: GRAPHIQL_OPTIONS,
-    renderGraphiQL: renderGraphiQLOnce,
+    // GraphiQL is served by graphiql.ts, before authentication, from precompressed shared buffers.
+    graphiql: false,
     landingPage: false,
     // Internal errors are masked in every NODE_ENV: no stack, SQL or file path leaves.
     // A resolver that failed because the database is away gets a retryable 503.
@@ -86,7 +59,13 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
       debug: (...args) => logger.debug({ args }, 'yoga'),
       info: (...args) => logger.info({ args }, 'yoga'),
       warn: (...args) => logger.warn({ args }, 'yoga'),
-      error: (...args) => logger.error({ args: args.map(String) }, 'yoga'),
+      // Yoga logs every error it rewrites; a malformed request (code BAD_REQUEST,
+      // a truncated body included) is the client's, answered 400 and in the access line.
+      // Likewise the errors of a request that was aborted (client gone, deadline passed).
+      error: (...args) =>
+        args.every(isBadRequest) || requestAborted()
+          ? logger.debug({ args: args.map(String) }, 'yoga')
+          : logger.error({ args: args.map(String) }, 'yoga'),
     },
     context: ({ session, ip }): GraphQLContext => ({
       session,
@@ -112,9 +91,10 @@ export function createGraphQLHandler(deps: { config: Config; db: Db; logger: Log
       useUndeclaredBodyLimit(config.graphqlMaxBodyBytes),
       useGraphQLLimits(config, (query) => parseCaches.documentCache.has(query)),
       useOperationSelection(),
-      useVariableInputErrors(),
+      useExecutionLimits(config),
       useOperationName(),
-      useCompiledExecution(),
+      useCompiledExecution(logger),
+      useExecutionDeadline(config.graphqlExecutionTimeoutMs, logger),
     ],
   });
 }

@@ -25,15 +25,17 @@ function payloadTooLarge(limit: number): HttpError {
 }
 
 /**
- * A REST body as a plain object: JSON, or an HTML form (what Laravel clients may
- * send). Malformed JSON, or JSON that is not an object, is a 400.
+ * A REST body as a plain object, from JSON only. Forms and text/plain are what a
+ * hostile page can make a victim's browser send cross-site without a
+ * preflight; refused with 415 before the body is read. Malformed JSON, or JSON
+ * that is not an object, is a 400.
  */
 export async function readObjectBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
-  const raw = await readBody(req, limit);
-  const type = (req.headers['content-type'] ?? '').toLowerCase();
-  if (type.startsWith('application/x-www-form-urlencoded')) {
-    return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw new HttpError(415, 'The request body must be JSON (Content-Type: application/json).', { headers: { Connection: 'close' } });
   }
+  const raw = await readBody(req, limit);
   if (raw.length === 0) return {};
   let parsed: unknown;
   try {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { GRAPHIQL_ASSETS_PATH } from '../graphql/graphiql.ts';
 import { GRAPHQL_PATH } from '../graphql/yoga.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { LoginOutcome, Metrics } from '../platform/metrics.ts';
@@ -29,6 +30,7 @@ function routeLabeller(routes: readonly Route[]) {
   const router = createRouter(routes);
   return (method: string, pathname: string): string => {
     if (pathname === GRAPHQL_PATH) return GRAPHQL_PATH;
+    if (pathname.startsWith(GRAPHIQL_ASSETS_PATH)) return `${GRAPHIQL_ASSETS_PATH}{asset}`;
     const match = router.match(method, pathname);
     if (match.kind !== 'found') return 'unmatched';
     const path = match.route.path;
@@ -72,15 +74,21 @@ export function observeRequests(
     const method = req.method ?? 'GET';
     const path = pathOf(req.url);
     res.setHeader('X-Request-Id', store.reqId);
+    // Every answer, whatever produced it: browsers must not guess a type we did not send.
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     lifecycle.track(res);
 
     let ended = false;
+    let finished = false;
     const end = () => {
       if (ended) return;
       ended = true;
       const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
-      // Closed before the response was complete: the client went away or the drain cut it.
-      const aborted = !res.writableFinished;
+      // Closed before the response was complete: the client went away, or the drain
+      // or a send timeout cut it. Node also emits 'finish', and reports
+      // writableFinished, for a response whose socket was destroyed with its body
+      // still buffered: only a finish before the response was destroyed counts.
+      const aborted = !finished;
       const status = aborted ? 499 : res.statusCode;
       const route = routeOf(method, path);
       const operationName = path === GRAPHQL_PATH ? (store.operationName ?? null) : undefined;
@@ -90,7 +98,10 @@ export function observeRequests(
       metrics.observeRequest({ method, route, status, operation: operationName, durationMs });
       if (route === LOGIN_PATH && method === 'POST') metrics.countLogin(loginOutcome(status));
     };
-    res.once('finish', end);
+    res.once('finish', () => {
+      finished = !res.destroyed;
+      end();
+    });
     res.once('close', end);
 
     requestContext.run(store, () => {

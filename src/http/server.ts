@@ -1,5 +1,6 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AuthService } from '../modules/auth/service.ts';
+import { GRAPHIQL_ASSETS_PATH, type GraphiQL } from '../graphql/graphiql.ts';
 import type { GraphQLHandler } from '../graphql/yoga.ts';
 import { GRAPHQL_PATH } from '../graphql/yoga.ts';
 import { MASKED_ERROR_MESSAGE } from '../graphql/request-errors.ts';
@@ -12,6 +13,7 @@ import {
   unauthenticatedHttpError,
 } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
+import { requestContext } from '../platform/request-context.ts';
 import { clientIp } from './client-ip.ts';
 import { isCorsPath, type Cors } from './cors.ts';
 import { sendHttpError, sendJson } from './respond.ts';
@@ -33,9 +35,55 @@ const GRAPHQL_TOO_LARGE_BODY = JSON.stringify({
   errors: [{ message: 'Request body too large.', extensions: { code: 'REQUEST_ENTITY_TOO_LARGE' } }],
 });
 
-/** Requests for the GraphiQL page: the only thing served under /graphql without a token. */
+const GRAPHQL_TOO_MANY_IN_FLIGHT_BODY = JSON.stringify({
+  errors: [{ message: 'Too many requests in flight for this token.', extensions: { code: 'TOO_MANY_REQUESTS' } }],
+});
+
+/** The request target as a URL; one Node accepts but WHATWG URL cannot parse (`//[`) is the client's 400. */
+function parseTarget(target: string | undefined): URL {
+  try {
+    return new URL(target ?? '/', 'http://localhost');
+  } catch {
+    throw new HttpError(400, 'Malformed request target.');
+  }
+}
+
+/**
+ * GraphQL requests in flight per token, from authentication until the response
+ * is done or the connection closed: one client cannot hold every pooled
+ * connection (and every response buffer) of the process.
+ */
+function createInFlightCounter(limit: number) {
+  const counts = new Map<string, number>();
+  return {
+    enter(tokenId: string, res: ServerResponse): boolean {
+      const count = counts.get(tokenId) ?? 0;
+      if (count >= limit) return false;
+      counts.set(tokenId, count + 1);
+      // 'finish' (handed to the socket) or 'close' (cut), whichever is first: a
+      // keep-alive client may send its next request before 'close' of the last.
+      let left = false;
+      const leave = () => {
+        if (left) return;
+        left = true;
+        const remaining = (counts.get(tokenId) ?? 1) - 1;
+        if (remaining === 0) counts.delete(tokenId);
+        else counts.set(tokenId, remaining);
+      };
+      res.once('finish', leave);
+      res.once('close', leave);
+      return true;
+    },
+  };
+}
+
+/** Requests for the GraphiQL page: with its assets, the only thing served under /graphql without a token. */
 function wantsGraphiQL(req: IncomingMessage, url: URL): boolean {
-  return req.method === 'GET' && !url.searchParams.has('query') && (req.headers.accept ?? '').includes('text/html');
+  return (
+    (req.method === 'GET' || req.method === 'HEAD') &&
+    !url.searchParams.has('query') &&
+    (req.headers.accept ?? '').includes('text/html')
+  );
 }
 
 /**
@@ -54,18 +102,22 @@ function authorizationHeader(req: IncomingMessage): string | undefined {
 export function createRequestListener(deps: {
   routes: readonly Route[];
   graphql: GraphQLHandler;
+  graphiql: GraphiQL;
   auth: AuthService;
   logger: Logger;
   cors: Cors;
   graphqlMaxBodyBytes: number;
   /** Proxy hops whose X-Forwarded-For is believed (config.trustProxy). */
   trustProxy?: number;
+  /** GraphQL requests one token may have in flight at once (config.graphqlMaxInFlightPerToken). */
+  graphqlMaxInFlightPerToken: number;
 }) {
-  const { graphql, auth, logger, cors, graphqlMaxBodyBytes, trustProxy = 0 } = deps;
+  const { graphql, graphiql, auth, logger, cors, graphqlMaxBodyBytes, trustProxy = 0 } = deps;
   const router = createRouter(deps.routes);
+  const inFlight = createInFlightCounter(deps.graphqlMaxInFlightPerToken);
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = parseTarget(req.url);
     const ip = clientIp(req, trustProxy);
 
     if (isCorsPath(url.pathname)) {
@@ -87,7 +139,7 @@ export function createRequestListener(deps: {
         return;
       }
       if (req.headers['transfer-encoding'] !== undefined) res.setHeader('Connection', 'close');
-      if (wantsGraphiQL(req, url)) return graphql(req, res, { session: null, ip });
+      if (wantsGraphiQL(req, url)) return graphiql.serve(req, res, url.pathname);
       const session = await auth.authenticate(authorizationHeader(req));
       if (!session) {
         res.writeHead(401, {
@@ -98,8 +150,27 @@ export function createRequestListener(deps: {
         res.end(GRAPHQL_UNAUTHENTICATED_BODY);
         return;
       }
+      if (!inFlight.enter(session.tokenId, res)) {
+        res.writeHead(429, {
+          'Content-Type': 'application/json; charset=utf-8',
+          'Content-Length': Buffer.byteLength(GRAPHQL_TOO_MANY_IN_FLIGHT_BODY),
+          'Retry-After': '1',
+        });
+        res.end(GRAPHQL_TOO_MANY_IN_FLIGHT_BODY);
+        return;
+      }
+      // Aborted by the execution deadline or when the client goes away: the
+      // database layer then stops the request's statements (platform/abort.ts).
+      const controller = new AbortController();
+      const store = requestContext.getStore();
+      if (store) store.controller = controller;
+      res.once('close', () => {
+        if (!res.writableFinished) controller.abort();
+      });
       return graphql(req, res, { session, ip });
     }
+
+    if (url.pathname.startsWith(GRAPHIQL_ASSETS_PATH)) return graphiql.serve(req, res, url.pathname);
 
     const match = router.match(req.method ?? 'GET', url.pathname);
     if (match.kind === 'not-found') throw new HttpError(404, 'Not found.');
@@ -113,7 +184,9 @@ export function createRequestListener(deps: {
 
   return (req: IncomingMessage, res: ServerResponse) => {
     dispatch(req, res).catch((err: unknown) => {
-      if (res.headersSent) {
+      if (res.headersSent || req.socket.destroyed) {
+        // The client went away (mid-body, say): nothing to answer, and not our fault.
+        if (req.socket.destroyed) logger.debug({ err: { message: (err as Error).message } }, 'client closed the connection');
         res.destroy();
         return;
       }

@@ -6,7 +6,8 @@ import type { AuthTables } from '../modules/auth/tables.ts';
 import type { CatalogTables } from '../modules/catalog/tables.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Logger } from './logger.ts';
-import { withPreparedStatements } from './prepared.ts';
+import { assertStatementMayRun } from './abort.ts';
+import { createPoolAdapter } from './pg-pool.ts';
 
 export type Database = AuthTables & CatalogTables;
 export type Db = Kysely<Database>;
@@ -91,7 +92,7 @@ export function createPostgresDatabase(options: {
   // process; the query itself still fails and the request answers 503.
   pool.on('connect', (client) => client.on('error', () => {}));
   const observers = queryObservers(options.onQuery);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }), log: observers.log });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPoolAdapter(pool) }), log: observers.log });
   return {
     db,
     kind: 'postgres',
@@ -108,7 +109,15 @@ export async function createPGliteDatabase(
 ): Promise<DatabaseHandle> {
   const { PGliteDialect } = await import('kysely-pglite-dialect');
   const observers = queryObservers(onQuery);
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), log: observers.log });
+  // What the dialect calls of PGlite, with aborted requests' statements refused (abort.ts).
+  const client = {
+    query: (sqlText: string, parameters?: unknown[]) => {
+      assertStatementMayRun(sqlText);
+      return pglite.query(sqlText, parameters);
+    },
+    close: () => pglite.close(),
+  } as unknown as typeof pglite;
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(client), log: observers.log });
   return { db, kind: 'embedded', observeQueries: observers.observeQueries, close: () => db.destroy() };
 }
 

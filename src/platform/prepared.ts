@@ -1,5 +1,4 @@
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
-import type pg from 'pg';
 
 /**
  * Named prepared statements for the hot queries (token lookup, catalog levels).
@@ -7,7 +6,7 @@ import type pg from 'pg';
  * A hot query is built with Kysely once, on first use; afterwards each call only
  * binds new parameters to the same SQL text, so neither Kysely's builder and
  * compiler (in Node) nor PostgreSQL's parser and planner (per statement) run per
- * request. On PostgreSQL the pool wrapper below sends registered texts as named
+ * request. On PostgreSQL the pool adapter (pg-pool.ts) sends registered texts as named
  * statements, which pg prepares once per connection; PGlite executes the same
  * text unnamed. Statements still go through Kysely's executor, so its log (the
  * tests' statement counter) sees every one.
@@ -57,34 +56,7 @@ export function preparedQuery<Row>(
   };
 }
 
-type QueryClient = Pick<pg.PoolClient, 'query' | 'release'>;
-
-/**
- * A pg pool for Kysely's PostgresDialect whose clients send registered SQL texts
- * as named statements. Everything else passes through unchanged.
- */
-export function withPreparedStatements(pool: pg.Pool) {
-  // Kysely keys its connection objects by client: hand out one wrapper per pg client.
-  const wrappers = new WeakMap<pg.PoolClient, QueryClient>();
-  return {
-    async connect(): Promise<QueryClient> {
-      const client = await pool.connect();
-      let wrapper = wrappers.get(client);
-      if (!wrapper) {
-        wrapper = {
-          query: ((text: unknown, values?: unknown[]) => {
-            const name = typeof text === 'string' ? statementNames.get(text) : undefined;
-            return name
-              ? client.query({ name, text: text as string, values })
-              : client.query(text as string, values);
-          }) as pg.PoolClient['query'],
-          // pg-pool replaces release() on every checkout: look it up at call time.
-          release: (err?: Error | boolean) => client.release(err),
-        };
-        wrappers.set(client, wrapper);
-      }
-      return wrapper;
-    },
-    end: () => pool.end(),
-  };
+/** The name a registered SQL text is prepared under, if any. */
+export function preparedStatementName(sqlText: string): string | undefined {
+  return statementNames.get(sqlText);
 }

@@ -9,6 +9,12 @@ export interface RequestContext {
   reqId: string;
   /** Filled by the GraphQL layer once the operation is known; the access line reports it. */
   operationName?: string | null;
+  /**
+   * Aborted when the request's work should stop: the execution deadline passed or
+   * the client went away. The database layer then starts no further statement for
+   * the request and cancels the one running (abort.ts, pg-pool.ts).
+   */
+  controller?: AbortController;
 }
 
 export const requestContext = new AsyncLocalStorage<RequestContext>();

@@ -76,9 +76,31 @@ describe('GraphiQL in chromium', () => {
   it('runs the prefilled nested product query with a token from the headers editor', { timeout: 180_000 }, async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
     const foreign: string[] = [];
+    const assets = new Set<string>();
     page.on('request', (request) => {
       const host = foreignHost(request.url());
       if (host) foreign.push(host);
+      const asset = /\/graphql\/assets\/([\w.-]+?)\.[0-9a-f]{16}\./.exec(request.url());
+      if (asset) assets.add(asset[1]!);
+    });
+    // The page must run under its Content-Security-Policy without a violation or an error:
+    // chromium reports a refused script, style, worker or fetch as a console error.
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() !== 'error' && message.type() !== 'warning') return;
+      // Expected: GraphiQL introspects with the token template before a token is pasted.
+      const refusedIntrospection =
+        message.location().url === `${t.url}/graphql` && message.text().includes('status of 401');
+      if (!refusedIntrospection) problems.push(`console.${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+    await page.exposeFunction('reportViolation', (v: string) => problems.push(`csp: ${v}`));
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) =>
+        (window as unknown as { reportViolation(v: string): void }).reportViolation(
+          `${e.effectiveDirective} blocked ${e.blockedURI || '(inline)'} in ${e.sourceFile}:${e.lineNumber}`,
+        ),
+      );
     });
 
     await page.goto(`${t.url}/graphql`, { waitUntil: 'load', timeout: 120_000 });
@@ -129,6 +151,9 @@ describe('GraphiQL in chromium', () => {
     expect(JSON.parse(text)).toEqual(direct.body);
 
     expect(foreign).toEqual([]);
+    expect(problems).toEqual([]);
+    // Monaco ran its language services as workers loaded from the service's own assets.
+    expect([...assets].sort()).toEqual(['editor.worker', 'favicon', 'graphiql', 'graphql.worker', 'init', 'json.worker']);
     await page.close();
   });
 });

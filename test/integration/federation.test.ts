@@ -3,12 +3,13 @@ import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedCatalog } from '../../db/seeds/catalog.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { FEDERATION_SECRET, GATEWAY_HEADERS, postGraphQL } from '../support/edge.ts';
 
 let t: TestApp;
 let token: string;
 let productIds: string[];
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ env: { FEDERATION_SECRET } });
   const user = await t.createUser();
   token = await t.login(user.email, user.password);
   await seedCatalog(t.database.handle.db, {
@@ -35,10 +36,13 @@ const ENTITIES = /* GraphQL */ `
   }
 `;
 
+/** A request as the federation gateway sends it. */
+const asGateway = (query: string, variables?: Record<string, unknown>) => postGraphQL(t, token, { query, variables }, GATEWAY_HEADERS);
+
 /** Statements the app sent for one operation (authentication included). */
 async function statementsFor(query: string, variables: Record<string, unknown>) {
   t.database.queries.reset();
-  const res = await t.graphql(query, { token, variables });
+  const res = await asGateway(query, variables);
   expect(res.status).toBe(200);
   expect(res.body.errors).toBeUndefined();
   return { body: res.body, statements: t.database.queries.count };
@@ -46,7 +50,7 @@ async function statementsFor(query: string, variables: Record<string, unknown>) 
 
 describe('federation subgraph', () => {
   it('publishes its SDL with @link and @key through _service', async () => {
-    const res = await t.graphql('{ _service { sdl } }', { token });
+    const res = await asGateway('{ _service { sdl } }');
     const sdl: string = res.body.data._service.sdl;
     expect(sdl).toContain('@link(url: "https://specs.apollo.dev/federation/v2.6"');
     for (const type of ['Product', 'Step', 'Component', 'Customisation']) {
@@ -55,7 +59,7 @@ describe('federation subgraph', () => {
   });
 
   it('composes into a supergraph with @apollo/composition', async () => {
-    const res = await t.graphql('{ _service { sdl } }', { token });
+    const res = await asGateway('{ _service { sdl } }');
     const result = composeServices([
       { name: 'catalog', url: `${t.url}/graphql`, typeDefs: parse(res.body.data._service.sdl) },
     ]);

@@ -12,6 +12,7 @@ import { createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedCatalog } from '../../db/seeds/catalog.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { FEDERATION_SECRET, GATEWAY_HEADERS, postGraphQL } from '../support/edge.ts';
 
 // A real Hive Gateway from npm in front of the running service. The gateway is
 // ~745 packages, so it lives in test/gateway/ with its own lockfile, installed by
@@ -95,7 +96,7 @@ async function viaGateway(query: string, variables: Record<string, unknown>, aut
 
 describe.skipIf(!installed)('through Hive Gateway (test/gateway)', () => {
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ env: { FEDERATION_SECRET } });
     const user = await t.createUser();
     token = await t.login(user.email, user.password);
     await seedCatalog(t.database.handle.db, { products: 3, seed: 66, shape: { steps: 2, components: 2, customisations: 2 } });
@@ -103,7 +104,7 @@ describe.skipIf(!installed)('through Hive Gateway (test/gateway)', () => {
     productIds = page.body.data.products.data.map((p: { id: string }) => p.id);
 
     const promotionsUrl = await startPromotionsSubgraph(() => [productIds[2]!, productIds[0]!]);
-    const catalogSdl = (await t.graphql('{ _service { sdl } }', { token })).body.data._service.sdl;
+    const catalogSdl = (await postGraphQL(t, token, { query: '{ _service { sdl } }' }, GATEWAY_HEADERS)).body.data._service.sdl;
     const promotionsSdl = await fetch(promotionsUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -123,7 +124,7 @@ describe.skipIf(!installed)('through Hive Gateway (test/gateway)', () => {
     gateway = spawn(
       process.execPath,
       [GATEWAY_BIN, 'supergraph', supergraph, '--host', '127.0.0.1', '--port', String(port), '-c', 'gateway.config.mjs'],
-      { cwd: GATEWAY_DIR, env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      { cwd: GATEWAY_DIR, env: { ...process.env, NODE_ENV: 'production', FEDERATION_SECRET }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     gateway.stdout!.on('data', (chunk) => (gatewayOutput += chunk));
     gateway.stderr!.on('data', (chunk) => (gatewayOutput += chunk));

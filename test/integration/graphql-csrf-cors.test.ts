@@ -81,7 +81,7 @@ describe('CSRF prevention', () => {
     expect(page.status).toBe(200);
     const html = await page.text();
     // The options the page renders GraphiQL with: no switch to GET requests.
-    const options = JSON.parse(/renderYogaGraphiQL\(\s*window\.document\.querySelector\('#root'\),\s*(\{.*\}),\s*\);/s.exec(html)![1]!);
+    const options = JSON.parse(/<script type="application\/json" id="graphiql-options">(.*?)<\/script>/s.exec(html)![1]!);
     expect(options.defaultQuery).toContain('customisations');
     expect(options.method ?? 'POST').toBe('POST');
     expect(options.useGETForQueries ?? false).toBe(false);

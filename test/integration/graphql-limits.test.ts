@@ -153,16 +153,17 @@ describe('cost limit', () => {
     expect(res.body.data.page.data).toHaveLength(100);
   });
 
-  it('refuses two aliased full-depth pages, and a page size hidden in a variable counts as the maximum', async () => {
+  it('refuses two aliased full-depth pages, and prices a page size in a variable at the value sent', async () => {
     await expectRefused(t, token, `{ ${fullPage('a')} ${fullPage('b')} }`, /^Query cost limit of 5000 exceeded, found 5202\.$/);
+    const twoPages = `query ($n: Int!) { a: products(first: $n) { data { ${FULL_PRODUCT} } ${FULL_PAGE_INFO} } b: products(first: $n) { data { ${FULL_PRODUCT} } ${FULL_PAGE_INFO} } }`;
     t.database.queries.reset();
-    const res = await postGraphQL(t, token, {
-      query: `query ($n: Int!) { a: products(first: $n) { data { ${FULL_PRODUCT} } ${FULL_PAGE_INFO} } b: products(first: $n) { data { ${FULL_PRODUCT} } ${FULL_PAGE_INFO} } }`,
-      variables: { n: 1 },
-    });
-    expect(res.status).toBe(400);
-    expect(res.body.errors[0].message).toBe('Query cost limit of 5000 exceeded, found 5202.');
+    const big = await postGraphQL(t, token, { query: twoPages, variables: { n: 100 } });
+    expect(big.status).toBe(400);
+    expect(big.body.errors[0].message).toBe('Query cost limit of 5000 exceeded, found 5202.');
     expectOnlyTokenLookup(t);
+    const small = await postGraphQL(t, token, { query: twoPages, variables: { n: 1 } });
+    expect(small.status).toBe(200);
+    expect(small.body.data.b.data).toHaveLength(1);
   });
 
   it('refuses 20 aliased full-depth pages even when the alias limit would let them through', async () => {

@@ -108,13 +108,13 @@ describe('POST /api/v1/login', () => {
     expect((await res.json()).success).toBe(false);
   });
 
-  it('accepts a form-encoded body, as Laravel clients may send', async () => {
+  it('refuses a form-encoded body with 415: a hostile page could post one from a victim\'s browser', async () => {
     const res = await fetch(`${t.url}/api/v1/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ email: user.email, password: user.password }).toString(),
     });
-    expect(res.status).toBe(200);
+    expect(res.status).toBe(415);
   });
 });
 

@@ -33,7 +33,7 @@ export interface TestDatabase {
 }
 
 /** A freshly migrated database of its own for one test file. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(options: { statementTimeoutMs?: number } = {}): Promise<TestDatabase> {
   const info = inject('testDatabase');
   const queries = new QueryLog();
   if (info.kind === 'postgres') {
@@ -43,6 +43,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     const handle = createPostgresDatabase({
       databaseUrl: scratch.url,
       poolSize: 10,
+      statementTimeoutMs: options.statementTimeoutMs,
       logger: createLogger('silent'),
       onQuery: queries.record,
     });

@@ -7,6 +7,10 @@ export const FULL_PAGE_INFO = `paginatorInfo { count currentPage firstItem hasMo
 
 export const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 
+/** FEDERATION_SECRET of test apps that play the subgraph, and the header a gateway sends with it. */
+export const FEDERATION_SECRET = 'federation-secret-for-tests-0123456789abcdef';
+export const GATEWAY_HEADERS = { 'router-authorization': FEDERATION_SECRET };
+
 export interface RawResponse {
   status: number;
   headers: Headers;

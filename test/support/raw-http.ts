@@ -10,6 +10,8 @@ import net from 'node:net';
 export interface RawResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
+  /** The body as it came over the wire (node:http does not decode Content-Encoding). */
+  body: Buffer;
   text: string;
   json(): any;
 }
@@ -17,10 +19,19 @@ export interface RawResponse {
 export function request(
   baseUrl: string,
   path: string,
-  options: { method?: string; headers?: OutgoingHttpHeaders; body?: unknown; localAddress?: string } = {},
+  options: {
+    method?: string;
+    headers?: OutgoingHttpHeaders;
+    body?: unknown;
+    rawBody?: string;
+    localAddress?: string;
+    /** A keep-alive agent to reuse connections; by default each request has its own. */
+    agent?: http.Agent;
+    token?: string;
+  } = {},
 ): Promise<RawResponse> {
   const url = new URL(path, baseUrl);
-  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const body = options.body === undefined ? options.rawBody : JSON.stringify(options.body);
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -29,9 +40,10 @@ export function request(
         path: url.pathname + url.search,
         method: options.method ?? 'GET',
         localAddress: options.localAddress,
-        agent: false,
+        agent: options.agent ?? false,
         headers: {
-          ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
+          ...(options.body !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body!) } : {}),
+          ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
           ...options.headers,
         },
       },
@@ -39,14 +51,16 @@ export function request(
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
+          const body = Buffer.concat(chunks);
+          const text = body.toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json: () => JSON.parse(text) });
         });
         res.on('error', reject);
       },
     );
     req.on('error', reject);
-    req.end(body);
+    if (body === undefined) req.end();
+    else req.end(body);
   });
 }
 
@@ -65,4 +79,18 @@ export function rawExchange(baseUrl: string, bytes: Buffer): Promise<string> {
     socket.on('end', () => resolve(Buffer.concat(chunks).toString('latin1')));
     socket.on('error', reject);
   });
+}
+
+/**
+ * Sends a GET and never reads the answer: the client that a server must not let
+ * hold its memory or its send slots. Destroy the socket to let it go.
+ */
+export function stalledRequest(baseUrl: string, path: string, headers: Record<string, string> = {}): net.Socket {
+  const url = new URL(baseUrl);
+  const socket = net.connect(Number(url.port), url.hostname);
+  socket.pause();
+  socket.on('error', () => {});
+  const lines = Object.entries({ Host: url.host, ...headers }).map(([k, v]) => `${k}: ${v}\r\n`);
+  socket.write(`GET ${path} HTTP/1.1\r\n${lines.join('')}\r\n`);
+  return socket;
 }

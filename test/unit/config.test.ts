@@ -16,6 +16,8 @@ describe('loadConfig', () => {
       maxPageSize: 100,
       logLevel: 'info',
       corsOrigins: [],
+      graphiqlMaxConcurrentSends: 8,
+      graphiqlSendTimeoutMs: 30_000,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -30,8 +32,12 @@ describe('loadConfig', () => {
       MAX_PAGE_SIZE: '50',
       LOG_LEVEL: 'debug',
       CORS_ORIGINS: 'https://a.example.com, https://b.example.com',
+      GRAPHIQL_MAX_CONCURRENT_SENDS: '2',
+      GRAPHIQL_SEND_TIMEOUT_MS: '5000',
     });
     expect(config).toMatchObject({
+      graphiqlMaxConcurrentSends: 2,
+      graphiqlSendTimeoutMs: 5000,
       port: 8080,
       host: '0.0.0.0',
       databaseUrl: 'postgres://u@db:5432/app',
@@ -52,12 +58,21 @@ describe('loadConfig', () => {
 
   it('reports every bad variable at once', () => {
     try {
-      loadConfig({ PORT: 'abc', MAX_PAGE_SIZE: '0', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud' });
+      loadConfig({
+        PORT: 'abc',
+        MAX_PAGE_SIZE: '0',
+        DATABASE_URL: 'mysql://x',
+        LOG_LEVEL: 'loud',
+        GRAPHIQL_MAX_CONCURRENT_SENDS: '0',
+        GRAPHIQL_SEND_TIMEOUT_MS: '10',
+      });
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);
       const problems = (err as ConfigError).problems.join('\n');
-      for (const name of ['PORT', 'MAX_PAGE_SIZE', 'DATABASE_URL', 'LOG_LEVEL']) expect(problems).toContain(name);
+      for (const name of ['PORT', 'MAX_PAGE_SIZE', 'DATABASE_URL', 'LOG_LEVEL', 'GRAPHIQL_MAX_CONCURRENT_SENDS', 'GRAPHIQL_SEND_TIMEOUT_MS']) {
+        expect(problems).toContain(name);
+      }
     }
   });
 

@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { sql } from 'kysely';
 import { loadConfig } from '../../src/config.ts';
+import { hashPassword } from '../../src/modules/auth/password.ts';
+import { updatePasswordHash } from '../../src/modules/auth/repository.ts';
 import { createAuthService } from '../../src/modules/auth/service.ts';
 import { createPostgresDatabase } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -10,6 +12,16 @@ import { seedCatalog } from '../../db/seeds/catalog.ts';
 /** Fixed so that every run, on every machine, benchmarks the same catalogue. */
 export const BENCH_SEED = 20261122;
 export const BENCH_EMAIL = 'bench@bench.invalid';
+
+export interface DatasetUser {
+  email: string;
+  name: string;
+  /** Set (or reset) to this on every run; without it a random one nobody ever sees. */
+  password?: string;
+  /** The name of the token issued for the run, as `npm run admin` lists it. */
+  tokenName?: string;
+}
+const BENCH_USER: DatasetUser = { email: BENCH_EMAIL, name: 'Benchmark' };
 
 const logger = createLogger('silent');
 
@@ -34,19 +46,23 @@ export async function ensureDatabase(url: string): Promise<boolean> {
 
 export interface Dataset {
   productIds: string[];
-  /** A bearer token of a bench user, fresh for this run (revoke it with revokeToken). */
-  token: string;
-  tokenId: string;
+  /** A bearer token per user asked for, in that order, fresh for this run (revoke them with revokeToken). */
+  tokens: { token: string; tokenId: string }[];
   seededNow: number;
   seedMs: number;
 }
 
 /**
  * Migrates, seeds `products` products (each 5 steps x 4 components x 3
- * customisations) with BENCH_SEED when fewer are there, and issues a token. Reseeding
- * is idempotent: generated skus collide and are skipped.
+ * customisations) with BENCH_SEED when fewer are there, and issues a token to
+ * each user (created when absent). Reseeding is idempotent: generated skus collide and are skipped.
  */
-export async function prepareDataset(url: string, products: number, log: (line: string) => void): Promise<Dataset> {
+export async function prepareDataset(
+  url: string,
+  products: number,
+  log: (line: string) => void,
+  users: readonly DatasetUser[] = [BENCH_USER],
+): Promise<Dataset> {
   const database = createPostgresDatabase({ databaseUrl: url, poolSize: 2, logger });
   const { db } = database;
   try {
@@ -79,19 +95,21 @@ export async function prepareDataset(url: string, products: number, log: (line: 
 
     const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' });
     const auth = createAuthService({ db, config, logger });
-    let user = await db.selectFrom('users').select('id').where('email', '=', BENCH_EMAIL).executeTakeFirst();
-    if (!user) {
-      // Nobody logs in with it: the password is random and never shown.
-      const created = await auth.createUser({
-        name: 'Benchmark',
-        email: BENCH_EMAIL,
-        password: `${crypto.randomUUID()}${crypto.randomUUID()}`,
-        isAdmin: false,
-      });
-      user = { id: created.id };
+    const tokens = [];
+    for (const { email, name, password, tokenName = 'bench' } of users) {
+      let user = await db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
+      if (!user) {
+        // Nobody logs in with it unless a password was asked for: a random one is never shown.
+        const secret = password ?? `${crypto.randomUUID()}${crypto.randomUUID()}`;
+        const created = await auth.createUser({ name, email, password: secret, isAdmin: false });
+        user = { id: created.id };
+      } else if (password !== undefined) {
+        await updatePasswordHash(db, String(user.id), await hashPassword(password));
+      }
+      const token = await auth.issueToken(String(user.id), tokenName);
+      tokens.push({ token, tokenId: token.split('|')[0]! });
     }
-    const token = await auth.issueToken(String(user.id), 'bench');
-    return { productIds: rows.map((r) => String(r.id)), token, tokenId: token.split('|')[0]!, seededNow, seedMs };
+    return { productIds: rows.map((r) => String(r.id)), tokens, seededNow, seedMs };
   } finally {
     await database.close();
   }

@@ -1,0 +1,40 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Kind, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
+
+/**
+ * Federation's `_entities` and `_service` are for the gateway alone (Apollo's
+ * guidance for subgraphs): `_entities` turns a list of ids into whole entity
+ * trees, so anyone else could multiply one request into thousands of reads.
+ * The gateway proves itself with a shared secret in this header, which Hive
+ * Gateway and Apollo Router add to every subgraph request (README).
+ */
+export const GATEWAY_SECRET_HEADER = 'router-authorization';
+
+const FEDERATION_FIELDS = new Set(['_entities', '_service']);
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Whether a header value is the configured secret; digests make the compare constant-time whatever the length. */
+export function createGatewayCheck(secret: string | undefined): (header: string | null) => boolean {
+  const expected = secret === undefined ? undefined : digest(secret);
+  return (header) => expected !== undefined && header !== null && timingSafeEqual(digest(header), expected);
+}
+
+/** The fields an operation selects at its root, looking through fragments. */
+export function rootFields(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen = new Set<string>()): FieldNode[] {
+  const fields: FieldNode[] = [];
+  for (const selection of set.selections) {
+    if (selection.kind === Kind.FIELD) fields.push(selection);
+    else if (selection.kind === Kind.INLINE_FRAGMENT) fields.push(...rootFields(selection.selectionSet, fragments, seen));
+    else if (!seen.has(selection.name.value)) {
+      seen.add(selection.name.value);
+      const fragment = fragments.get(selection.name.value);
+      if (fragment) fields.push(...rootFields(fragment.selectionSet, fragments, seen));
+    }
+  }
+  return fields;
+}
+
+export function isFederationField(field: FieldNode): boolean {
+  return FEDERATION_FIELDS.has(field.name.value);
+}
