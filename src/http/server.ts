@@ -49,29 +49,26 @@ function parseTarget(target: string | undefined): URL {
 }
 
 /**
- * GraphQL requests in flight per token, from authentication until the response
- * is done or the connection closed: one client cannot hold every pooled
- * connection (and every response buffer) of the process.
+ * GraphQL requests in flight per token: authenticated and not yet answered. A
+ * response counts until its body has left Node (handed to the socket), so one
+ * client can hold neither every pooled connection nor more response buffers
+ * than the limit. Done responses are swept when the limit is reached: 'finish'
+ * can come after a keep-alive client has already sent its next request.
  */
 function createInFlightCounter(limit: number) {
-  const counts = new Map<string, number>();
+  const responses = new Map<string, Set<ServerResponse>>();
+  const done = (res: ServerResponse) => res.destroyed || res.writableFinished || (res.writableEnded && res.writableLength === 0);
   return {
     enter(tokenId: string, res: ServerResponse): boolean {
-      const count = counts.get(tokenId) ?? 0;
-      if (count >= limit) return false;
-      counts.set(tokenId, count + 1);
-      // 'finish' (handed to the socket) or 'close' (cut), whichever is first: a
-      // keep-alive client may send its next request before 'close' of the last.
-      let left = false;
-      const leave = () => {
-        if (left) return;
-        left = true;
-        const remaining = (counts.get(tokenId) ?? 1) - 1;
-        if (remaining === 0) counts.delete(tokenId);
-        else counts.set(tokenId, remaining);
-      };
-      res.once('finish', leave);
-      res.once('close', leave);
+      let open = responses.get(tokenId);
+      if (open && open.size >= limit) for (const r of open) if (done(r)) open.delete(r);
+      if (open && open.size >= limit) return false;
+      if (!open) responses.set(tokenId, (open = new Set()));
+      open.add(res);
+      res.once('close', () => {
+        open.delete(res);
+        if (open.size === 0 && responses.get(tokenId) === open) responses.delete(tokenId);
+      });
       return true;
     },
   };
