@@ -26,8 +26,8 @@ export type Query = {
   /**
    * A page of products ordered by id ascending. Ask for the first page with `first` alone; ask
    * for the next with `first` and `after` set to the previous page's `paginatorInfo.endCursor`.
-   * Errors (code `BAD_USER_INPUT`): `first` outside 1 to the maximum page size, and an `after`
-   * cursor this service did not issue (`Invalid cursor.`).
+   * Errors (code `BAD_USER_INPUT`): `first` outside 1 to the maximum page size, and a malformed
+   * or corrupted `after` cursor (`Invalid cursor.`).
    */
   products: ProductPaginator;
   /** One product by its id, or null when no product has that id (including ids that are not positive integers). */
@@ -86,8 +86,8 @@ export type PaginatorInfo = {
   /**
    * Opaque cursor of the last record of this page; pass it as `after` to get the next page.
    * Null on an empty page. Cursors mark a position, not an offset: records added or removed
-   * elsewhere never make a walk skip or repeat one. Do not build or edit cursors: a cursor this
-   * service did not issue is refused with `Invalid cursor.`.
+   * elsewhere never make a walk skip or repeat one. Do not build or edit cursors: a malformed or
+   * corrupted cursor (truncated, edited, of another list) is refused with `Invalid cursor.`.
    */
   endCursor?: Maybe<Scalars['String']['output']>;
 };
