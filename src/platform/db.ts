@@ -44,8 +44,8 @@ export function databaseOptions(config: Config, logger: Logger, overrides: Parti
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
-function queryObservers(first: QueryObserver | undefined) {
-  const observers = new Set<QueryObserver>(first ? [first] : []);
+function queryObservers() {
+  const observers = new Set<QueryObserver>();
   return {
     log(event: LogEvent) {
       const e = { sql: event.query.sql, durationMs: event.queryDurationMillis, failed: event.level === 'error' };
@@ -69,7 +69,6 @@ export function createPostgresDatabase(options: {
   databaseUrl: string;
   poolSize: number;
   logger: Logger;
-  onQuery?: QueryObserver | undefined;
   connectTimeoutMs?: number | undefined;
   statementTimeoutMs?: number | undefined;
 }): DatabaseHandle {
@@ -89,7 +88,7 @@ export function createPostgresDatabase(options: {
   // pg-pool drops its own listener while a client is checked out; a connection cut mid-query would kill the
   // process, while the query itself still fails (503).
   pool.on('connect', (client) => client.on('error', () => {}));
-  const observers = queryObservers(options.onQuery);
+  const observers = queryObservers();
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: createPoolAdapter(pool) }), log: observers.log });
   return {
     db,
@@ -103,10 +102,9 @@ export function createPostgresDatabase(options: {
 /** Wraps an open PGlite instance; Kysely serialises access to its single connection. */
 export async function createPGliteDatabase(
   pglite: import('@electric-sql/pglite').PGlite,
-  onQuery?: QueryObserver,
 ): Promise<DatabaseHandle> {
   const { PGliteDialect } = await import('kysely-pglite-dialect');
-  const observers = queryObservers(onQuery);
+  const observers = queryObservers();
   // What the dialect calls of PGlite, with aborted requests' statements refused (abort.ts).
   const client = {
     query: (sqlText: string, parameters?: unknown[]) => {
