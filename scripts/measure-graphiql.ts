@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseCommandLine } from './lib/cli.ts';
 import { residentBytes } from './lib/proc.ts';
 import { echoStderr, startServer, stopServer, type Server } from './lib/service-process.ts';
-import { serviceNodeArgs } from './lib/start-command.ts';
+import { ensureBuilt, serviceNodeArgs } from './lib/start-command.ts';
 
 const { values } = parseCommandLine(process.argv.slice(2), { sockets: { type: 'string', default: '20' } });
 const SOCKETS = Number(values.sockets);
@@ -52,6 +52,7 @@ const env = { NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATA
 let server: Server | undefined;
 const sockets: net.Socket[] = [];
 try {
+  ensureBuilt();
   server = await startServer('service', serviceNodeArgs(), env, 'GraphiQL: ');
   echoStderr(server);
   const pid = server.child.pid!;

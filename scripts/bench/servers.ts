@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, type Server } from '../lib/service-process.ts';
-import { serviceNodeArgs } from '../lib/start-command.ts';
+import { ensureBuilt, serviceNodeArgs } from '../lib/start-command.ts';
 import type { Settings } from './settings.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -20,6 +20,7 @@ export function startService(settings: Settings, profile: boolean): Promise<Serv
   };
   if (settings.servicePool) env.DATABASE_POOL_SIZE = settings.servicePool;
   const profiling = profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench-profiles')}`] : [];
+  ensureBuilt();
   return startServer('service', [...profiling, ...serviceNodeArgs()], env, 'GraphiQL: ');
 }
 

@@ -11,7 +11,7 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { migrateToLatest } from '../../src/platform/migrate.ts';
 import { residentBytes } from '../lib/proc.ts';
 import { echoStderr, startServer, stopServer, type Server } from '../lib/service-process.ts';
-import { serviceNodeArgs } from '../lib/start-command.ts';
+import { ensureBuilt, serviceNodeArgs } from '../lib/start-command.ts';
 
 /** What the clients run against: a server this run started, or one already running (--url). */
 export interface Target {
@@ -63,6 +63,7 @@ export async function startOwnServer(opts: { adminUrl?: string; products: string
   const env = { NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl ?? '', ...(dataDir ? { DATA_DIR: dataDir } : {}) };
   let server: Server;
   try {
+    ensureBuilt();
     server = await startServer('service', serviceNodeArgs(), env, 'GraphiQL: ');
   } catch (err) {
     await drop();
