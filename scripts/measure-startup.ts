@@ -26,9 +26,15 @@ const entries = {
 };
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pcs-startup-'));
-const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
 
-async function startOnce(args: string[]): Promise<{ readyMs: number; rssMiB: number; rssAfterMiB: number }> {
+interface Sample {
+  readyMs: number;
+  rssMiB: number;
+  rssAfterMiB: number;
+}
+
+async function startOnce(args: string[]): Promise<Sample> {
   const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -61,9 +67,9 @@ try {
   console.log('| runtime | start → /ready ms | RSS at ready MiB | RSS after 20 requests MiB |');
   console.log('|---|---:|---:|---:|');
   for (const [name, args] of Object.entries(entries)) {
-    const samples = [];
+    const samples: Sample[] = [];
     for (let i = 0; i < runs; i++) samples.push(await startOnce(args));
-    const m = (pick: (s: (typeof samples)[number]) => number) => median(samples.map(pick)).toFixed(0);
+    const m = (pick: (s: Sample) => number) => median(samples.map(pick)).toFixed(0);
     console.log(`| ${name} | ${m((s) => s.readyMs)} | ${m((s) => s.rssMiB)} | ${m((s) => s.rssAfterMiB)} |`);
   }
 } finally {
