@@ -7,6 +7,8 @@ import {
   findUserByEmail,
 } from '../src/modules/auth/repository.ts';
 import { createAuthService, normaliseEmail } from '../src/modules/auth/service.ts';
+import { tokenExpiry } from '../src/modules/auth/authenticate.ts';
+import { parseRowId } from '../src/platform/ids.ts';
 import {
   CliError,
   EXIT_USAGE,
@@ -42,7 +44,6 @@ const MIN_PASSWORD_LENGTH = 8;
 // The login route refuses longer passwords, so a longer one could never be used.
 const MAX_PASSWORD_BYTES = 1024;
 const MAX_NAME_LENGTH = 255;
-const MAX_TOKEN_ID = 9223372036854775807n;
 
 const emailSchema = z.string().max(254).pipe(z.email());
 
@@ -127,11 +128,9 @@ async function tokenList(args: string[]): Promise<void> {
       return;
     }
     const now = Date.now();
-    const lifetimeMs = ctx.config.tokenExpirationMinutes === undefined ? undefined : ctx.config.tokenExpirationMinutes * 60_000;
     const rows = tokens.map((t) => {
-      const expired =
-        (t.expires_at !== null && t.expires_at.getTime() <= now) ||
-        (lifetimeMs !== undefined && t.created_at.getTime() + lifetimeMs <= now);
+      const expiry = tokenExpiry(t, ctx.config.tokenExpirationMinutes);
+      const expired = expiry !== null && expiry.getTime() <= now;
       return [
         String(t.id),
         t.email,
@@ -153,11 +152,12 @@ async function tokenRevoke(args: string[]): Promise<void> {
   const raw = positionals[0];
   if (raw === undefined) throw usageError('token:revoke needs the id of the token (see token:list).');
   if (!/^\d+$/.test(raw)) throw usageError(`A token id is a positive whole number, got '${raw}'.`);
+  // An id no row can have (beyond bigint) is simply not there.
+  const id = parseRowId(raw);
 
   await withDatabase(async (ctx) => {
     await ensureMigrated(ctx);
-    // An id beyond bigint cannot exist; asking the database would only raise an out-of-range error.
-    const deleted = BigInt(raw) <= MAX_TOKEN_ID && (await deleteToken(ctx.database.db, raw));
+    const deleted = id !== null && (await deleteToken(ctx.database.db, id));
     if (!deleted) throw new CliError(`No token with id ${raw}.`);
     process.stdout.write(`Revoked token ${raw}.\n`);
   });

@@ -8,7 +8,8 @@ import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { migrateToLatest } from '../src/platform/migrate.ts';
-import { createDatabase } from '../src/platform/db.ts';
+import type { Database } from '../src/modules/index.ts';
+import { createDatabase, databaseOptions } from '../src/platform/db.ts';
 import { seedCatalog } from '../db/seeds/catalog.ts';
 import os from 'node:os'; import fs from 'node:fs'; import path from 'node:path';
 
@@ -16,13 +17,13 @@ const FULL = `{ products(first: 100) { data { id name sku steps { id name order 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pcs-m-'));
 const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', DATA_DIR: dir, PORT: '0', });
 const logger = createLogger('silent');
-const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 5, logger });
+const database = await createDatabase<Database>(databaseOptions(config, logger, { poolSize: 5 }));
 await migrateToLatest(database.db);
 await seedCatalog(database.db, { products: 100, seed: 1 });
 const app = await createApp(config, { database, logger });
 await new Promise<void>((r) => app.server.listen(0, '127.0.0.1', r));
 const url = `http://127.0.0.1:${(app.server.address() as any).port}`;
-const user = await app.auth.createUser({ name: 'm', email: 'm@example.com', password: 'measure-password-123', isAdmin: false });
+const user = await app.modules.auth.service.createUser({ name: 'm', email: 'm@example.com', password: 'measure-password-123', isAdmin: false });
 const login = await (await fetch(`${url}/api/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'm@example.com', password: 'measure-password-123' }) })).json() as any;
 const token = login.data.token;
 async function time(label: string, body: string, extra: Record<string, string> = {}) {

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CriticalityLevel, diff } from '@graphql-inspector/core';
 import { buildSchema as buildSchemaFromSdl } from 'graphql';
-import { buildSchema } from '../src/graphql/schema.ts';
+import { serviceSchema } from '../src/modules/index.ts';
 import { printSchemaFile, RELEASED_SCHEMA_FILE } from '../src/graphql/sdl.ts';
 
 const LABEL: Record<CriticalityLevel, string> = {
@@ -40,7 +40,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   // Both sides as published (printed, as introspection shows them): applied
   // directives such as @key are not part of the client contract, and the
   // federation contract is checked by composition instead.
-  const current = values.schema ? fs.readFileSync(path.resolve(values.schema), 'utf8') : printSchemaFile(buildSchema());
+  const current = values.schema ? fs.readFileSync(path.resolve(values.schema), 'utf8') : printSchemaFile(serviceSchema());
   const { breaking, report } = await checkSchema(
     fs.readFileSync(baselineFile, 'utf8'),
     current,

@@ -1,46 +1,46 @@
-// Generates TypeScript types for the resolvers from schema/ with GraphQL Code
-// Generator, so a resolver that drifts from the SDL fails `tsc`.
-//   npm run codegen    writes src/graphql/generated/resolvers-types.ts
+// Generates TypeScript types for each module's resolvers from its SDL with
+// GraphQL Code Generator, so a resolver that drifts from the SDL fails `tsc`.
+//   npm run codegen    writes src/modules/<module>/generated/resolvers-types.ts
 // The generation is a function so a test can regenerate and compare with the
-// committed file.
+// committed files.
 import fs from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { codegen } from '@graphql-codegen/core';
 import * as typescriptPlugin from '@graphql-codegen/typescript';
 import * as typescriptResolversPlugin from '@graphql-codegen/typescript-resolvers';
 import { loadTypeDefs } from '../src/graphql/schema.ts';
+import { MODULES } from '../src/modules/index.ts';
 
-export const RESOLVER_TYPES_FILE = fileURLToPath(
-  new URL('../src/graphql/generated/resolvers-types.ts', import.meta.url),
-);
+const MODULES_DIR = fileURLToPath(new URL('../src/modules/', import.meta.url));
 
-export async function generateResolverTypes(): Promise<string> {
-  // The SDL of schema/ alone: with `federation: true` the plugin reads @key
-  // and types each entity's `__resolveReference`; _entities and _service are
-  // @apollo/subgraph's to resolve, not ours.
+export const resolverTypesFile = (moduleName: string) => path.join(MODULES_DIR, moduleName, 'generated/resolvers-types.ts');
+
+/** The modules whose resolvers are typed by generated code. */
+export const typedModules = () =>
+  Object.values(MODULES).flatMap((m) => ('graphql' in m && m.graphql.codegen ? [{ name: m.name, graphql: m.graphql }] : []));
+
+export async function generateResolverTypes(moduleName: string): Promise<string> {
+  const module = typedModules().find((m) => m.name === moduleName);
+  if (!module) throw new Error(`no module ${moduleName} with resolvers to type`);
+  // The shared SDL and the module's alone: with `federation: true` the plugin
+  // reads @key and types each entity's `__resolveReference`; _entities and
+  // _service are @apollo/subgraph's to resolve, not ours.
   return codegen({
-    filename: RESOLVER_TYPES_FILE,
-    schema: loadTypeDefs(),
+    filename: resolverTypesFile(moduleName),
+    schema: loadTypeDefs([module.graphql.schemaDir]),
     documents: [],
     plugins: [{ typescript: {} }, { typescriptResolvers: {} }],
     pluginMap: { typescript: typescriptPlugin, typescriptResolvers: typescriptResolversPlugin },
-    config: {
-      useTypeImports: true,
-      federation: true,
-      contextType: '../context.ts#GraphQLContext',
-      mappers: {
-        Product: '../../modules/catalog/mappers.ts#ProductParent',
-        Step: '../../modules/catalog/mappers.ts#StepParent',
-        Component: '../../modules/catalog/mappers.ts#ComponentParent',
-        Customisation: '../../modules/catalog/mappers.ts#CustomisationParent',
-        ProductPaginator: '../../modules/catalog/service.ts#ProductPage',
-      },
-    },
+    config: { useTypeImports: true, federation: true, ...module.graphql.codegen },
   });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  fs.mkdirSync(new URL('../src/graphql/generated/', import.meta.url), { recursive: true });
-  fs.writeFileSync(RESOLVER_TYPES_FILE, await generateResolverTypes());
-  console.log('wrote src/graphql/generated/resolvers-types.ts');
+  for (const { name } of typedModules()) {
+    const file = resolverTypesFile(name);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, await generateResolverTypes(name));
+    console.log(`wrote ${path.relative(process.cwd(), file)}`);
+  }
 }

@@ -8,19 +8,17 @@
  *
  * Service settings pass through the environment, e.g. GRAPHIQL_MAX_CONCURRENT_SENDS=20.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { parseCommandLine } from './lib/cli.ts';
-import { freePort } from './lib/service-process.ts';
-import { serviceNodeArgs } from './lib/start-command.ts';
+import { residentBytes } from './lib/proc.ts';
+import { echoStderr, startServer, stopServer, type Server } from './lib/service-process.ts';
+import { ensureBuilt, serviceNodeArgs } from './lib/start-command.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseCommandLine(process.argv.slice(2), { sockets: { type: 'string', default: '20' } });
 const SOCKETS = Number(values.sockets);
 
@@ -43,23 +41,22 @@ function get(port: number, urlPath: string, encoding: string) {
 }
 
 function rssMiB(pid: number): number {
-  const kb = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kb) / 1024;
+  const bytes = residentBytes(pid);
+  if (bytes === undefined) throw new Error(`the service (pid ${pid}) is gone`);
+  return bytes / 2 ** 20;
 }
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pcs-graphiql-'));
-const port = await freePort();
-const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir };
-delete env.DATABASE_URL;
-const child = spawn(process.execPath, serviceNodeArgs(), { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+// An empty DATABASE_URL counts as unset: the service must not take this shell's.
+const env = { NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, DATABASE_URL: '' };
+let server: Server | undefined;
 const sockets: net.Socket[] = [];
 try {
-  for (let i = 0; ; i++) {
-    const ready = await get(port, '/ready', 'identity').catch(() => null);
-    if (ready?.status === 200) break;
-    if (i > 600 || child.exitCode !== null) throw new Error('the service did not become ready');
-    await sleep(100);
-  }
+  ensureBuilt();
+  server = await startServer('service', serviceNodeArgs(), env, 'GraphiQL: ');
+  echoStderr(server);
+  const pid = server.child.pid!;
+  const port = Number(new URL(server.url).port);
 
   // The page, then every /graphql/assets/ URL named by anything already fetched.
   const queue = ['/graphql'];
@@ -89,7 +86,7 @@ try {
   // Clients that ask for the largest resource without compression and never read.
   const [largest] = [...sizes].sort((a, b) => b[1].identity! - a[1].identity!)[0]!;
   await sleep(1000);
-  const before = rssMiB(child.pid!);
+  const before = rssMiB(pid);
   for (let i = 0; i < SOCKETS; i++) {
     const socket = net.connect(port, '127.0.0.1');
     socket.pause();
@@ -100,7 +97,7 @@ try {
   let peak = before;
   for (let i = 0; i < 20; i++) {
     await sleep(150);
-    peak = Math.max(peak, rssMiB(child.pid!));
+    peak = Math.max(peak, rssMiB(pid));
   }
   // Now read just the status line of each, to say how many the service took on.
   const statuses = await Promise.all(
@@ -119,7 +116,6 @@ try {
   console.log(`  answers: ${counts.map(([s, n]) => `${n} × ${s}`).join(', ')}`);
 } finally {
   for (const s of sockets) s.destroy();
-  child.kill('SIGTERM');
-  await new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r(null)));
+  if (server) await stopServer(server);
   fs.rmSync(dataDir, { recursive: true, force: true });
 }

@@ -2,10 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
-/**
- * The only reader of process.env. Every other module receives the frozen Config
- * object, so a setting is parsed, validated and defaulted in exactly one place.
- */
+// The only reader of process.env: a setting is parsed, validated and defaulted here, once.
 
 const optionalNonEmpty = z
   .string()
@@ -69,8 +66,7 @@ const envSchema = z.object({
   LOGIN_MAX_ATTEMPTS_PER_IP: intInRange(1, 1_000_000).default(20),
   LOGIN_DECAY_SECONDS: intInRange(1, 86_400).default(60),
   TRUST_PROXY: intInRange(0, 10).default(0),
-  // argon2 runs on libuv's thread pool (4 threads by default): more would queue there
-  // and hold up every other pool user (fs, dns, zlib).
+  // argon2 runs on libuv's pool (4 threads by default): more would queue there and hold up fs, dns and zlib.
   PASSWORD_HASH_CONCURRENCY: intInRange(1, 64).default(() => Math.min(4, os.availableParallelism())),
   PASSWORD_HASH_QUEUE: intInRange(0, 10_000).default(50),
   PASSWORD_HASH_QUEUE_TIMEOUT_MS: intInRange(1, 60_000).default(2_000),
@@ -121,26 +117,19 @@ export type Config = Readonly<{
   databaseUrl: string | undefined;
   dataDir: string;
   databasePoolSize: number;
-  /** Longest wait for a pooled connection (a new one, or a free one when all are busy). */
   databaseConnectTimeoutMs: number;
-  /** Server-side statement_timeout; the client gives up shortly after, even on a silent network. */
   databaseStatementTimeoutMs: number;
-  /** How long SIGTERM waits for in-flight requests before cutting the remaining connections. */
   shutdownTimeoutMs: number;
-  /** HTTP worker processes (node:cluster); 1: this process serves alone, as without the setting. */
   workers: number;
   /** Bearer token for GET /metrics; unset: /metrics is not served. */
   metricsToken: string | undefined;
   tokenExpirationMinutes: number | undefined;
   tokenPrefix: string;
-  /** Failed logins per (lowercased email, client IP) per window before 429. */
   loginMaxAttempts: number;
   /** Failed logins per client IP (any email) per window: the password-spraying ceiling. */
   loginMaxAttemptsPerIp: number;
   loginDecaySeconds: number;
-  /** Proxy hops whose X-Forwarded-For entries are believed; 0: the socket address is the client. */
   trustProxy: number;
-  /** Logins (each one argon2 verify) and other hashes running at once, how many may wait, and for how long. */
   passwordHashConcurrency: number;
   passwordHashQueue: number;
   passwordHashQueueTimeoutMs: number;
@@ -149,24 +138,17 @@ export type Config = Readonly<{
   graphqlMaxTokens: number;
   graphqlMaxAliases: number;
   graphqlMaxDirectives: number;
-  /** Fields selected, each multiplied by the page sizes (`first`) of the lists above it. */
   graphqlMaxCost: number;
   graphqlMaxBodyBytes: number;
-  /** GraphQL requests one token may have in flight on this process; beyond it 429. */
   graphqlMaxInFlightPerToken: number;
-  /** An execution running longer is aborted (its SQL cancelled) and answered 504. */
   graphqlExecutionTimeoutMs: number;
   /** Shared with the federation gateway, which sends it as `Router-Authorization`; unset: `_entities` and `_service` answer nobody. */
   federationSecret: string | undefined;
-  /** Most `_entities` representations one request may carry, gateway included. */
   federationMaxRepresentations: number;
-  /** Whole request head, whole request (head and body), idle keep-alive connection. */
   httpHeadersTimeoutMs: number;
   httpRequestTimeoutMs: number;
   httpKeepAliveTimeoutMs: number;
-  /** GraphiQL page and asset responses in progress at once; beyond that 503. */
   graphiqlMaxConcurrentSends: number;
-  /** A GraphiQL response not handed to the socket by then has its connection destroyed. */
   graphiqlSendTimeoutMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   corsOrigins: readonly string[];
@@ -177,9 +159,7 @@ const configSchema = envSchema
     path: ['HTTP_HEADERS_TIMEOUT_MS'],
     error: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS (node:http refuses it)',
   })
-  // PGlite lives inside one process and its data directory is locked to that
-  // process: a second worker could not open it. Refusing says so at once; quietly
-  // running one worker would leave the operator believing every core is in use.
+  // The embedded database is locked to one process; quietly running one worker would mislead the operator.
   .refine((e) => !isWorkerCount(e.WEB_CONCURRENCY) || e.WEB_CONCURRENCY === 1 || e.DATABASE_URL !== undefined, {
     path: ['WEB_CONCURRENCY'],
     error: (issue) =>
@@ -197,7 +177,6 @@ export class ConfigError extends Error {
   }
 }
 
-/** Parses the environment once, reporting every bad variable together. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = configSchema.safeParse(env);
   if (!parsed.success) {

@@ -4,16 +4,15 @@ import { seedDemoIfEmpty } from '../db/seeds/demo.ts';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { joinCluster, runPrimary } from './platform/cluster.ts';
-import { createDatabase, type DatabaseHandle } from './platform/db.ts';
+import type { Database } from './modules/index.ts';
+import { createDatabase, databaseOptions, type DatabaseHandle } from './platform/db.ts';
 import { isDatabaseUnavailable } from './platform/db-errors.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
 import { migrateToLatest } from './platform/migrate.ts';
 
-// config → database → createApp → listen → (migrate, then serve); signals. The only file that listens.
-// With WEB_CONCURRENCY > 1 this process is the cluster's primary (it migrates and
-// supervises, platform/cluster.ts) and each worker runs the rest of main() without migrating.
+// The only file that listens. With WEB_CONCURRENCY > 1 this process is the cluster's primary (platform/cluster.ts),
+// which migrates once; each worker runs the rest of main() without migrating.
 
-/** Waits between attempts to reach a database that is not there yet: quick at first, then every few seconds. */
 const RETRY_DELAYS_MS = [250, 500, 1_000, 2_000];
 
 function prettyLogsAvailable(): boolean {
@@ -26,10 +25,8 @@ function prettyLogsAvailable(): boolean {
 }
 
 /**
- * Applies pending migrations, retrying while the database is unreachable;
- * false when shutdown began first. On PostgreSQL, migrations get a connection
- * of their own without the request statement timeout: a long index build must
- * not be cut short (and retried forever). afterMigrations runs inside the retry.
+ * Migrations get a connection without the request statement timeout: a long index build must not be cut short
+ * and retried forever. False when shutdown began first.
  */
 async function migrateWhenReachable(
   config: Config,
@@ -41,14 +38,7 @@ async function migrateWhenReachable(
   const migrationDatabase =
     database?.kind === 'embedded'
       ? database
-      : await createDatabase({
-          databaseUrl: config.databaseUrl,
-          dataDir: config.dataDir,
-          poolSize: 1,
-          connectTimeoutMs: config.databaseConnectTimeoutMs,
-          statementTimeoutMs: 0,
-          logger,
-        });
+      : await createDatabase(databaseOptions(config, logger, { poolSize: 1, statementTimeoutMs: 0 }));
   for (let attempt = 0; !isStopping(); attempt++) {
     try {
       const migrations = await migrateToLatest(migrationDatabase.db);
@@ -101,18 +91,10 @@ async function main(): Promise<void> {
   const baseLogger = createLogger(config.logLevel, undefined, { pretty });
   const logger = clustered ? baseLogger.child({ pid: process.pid }) : baseLogger;
   const worker = clustered ? joinCluster(logger) : undefined;
-  const database = await createDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: config.databasePoolSize,
-    connectTimeoutMs: config.databaseConnectTimeoutMs,
-    statementTimeoutMs: config.databaseStatementTimeoutMs,
-    logger,
-  });
+  const database = await createDatabase<Database>(databaseOptions(config, logger));
 
-  // Listen first, ready later: a database that is down at start (a failover, or
-  // the database starting alongside us) must not turn into a crash loop. Until
-  // migrations are applied, /health is 200, /ready 503 and everything else 503.
+  // Listen first, ready later: a database down at start must not become a crash loop. Until migrations are
+  // applied, /health is 200 and everything else 503.
   const app = await createApp(config, { logger, database, starting: true, metricsExposition: worker?.metrics.text });
   worker?.metrics.share(app.metrics.registry);
   await new Promise<void>((resolve, reject) => {
@@ -150,7 +132,6 @@ async function main(): Promise<void> {
   process.on('SIGINT', stop);
 
   if (worker) {
-    // The primary applies the migrations once for every worker, then says so.
     await worker.serving;
     if (stopping) return;
     app.lifecycle.markServing();
@@ -165,7 +146,7 @@ async function main(): Promise<void> {
     () => stopping,
     async () => {
       if (database.kind !== 'embedded') return;
-      const demo = await seedDemoIfEmpty(database.db, app.auth);
+      const demo = await seedDemoIfEmpty(database.db, app.modules.auth.service);
       if (demo) {
         // Printed once, on the first start of an empty embedded database; never logged.
         process.stdout.write(

@@ -1,5 +1,4 @@
-import type { Db } from '../../src/platform/db.ts';
-import { insertProductTrees, type NewProductTree } from '../../src/modules/catalog/repository.ts';
+import { insertProductTrees, type CatalogDb, type NewProductTree } from '../../src/modules/catalog/index.ts';
 
 /**
  * A deterministic catalogue generator: the same seed always yields the same
@@ -75,10 +74,8 @@ export interface SeedOptions {
   seed: number;
   batchSize?: number;
   /**
-   * Batches in flight at once, each in its own transaction on its own connection.
-   * PostgreSQL spends most of a batch in per-row foreign-key checks on one core,
-   * so two connections on a two-core machine seed about 1.5x faster. Products of
-   * different batches then interleave in id order; their content does not change.
+   * Batches in flight, each in its own transaction and connection (foreign-key checks hold one core per batch).
+   * Products of different batches then interleave in id order; their content does not change.
    */
   concurrency?: number;
   shape?: CatalogShape;
@@ -86,7 +83,7 @@ export interface SeedOptions {
 }
 
 /** Inserts the generated catalogue in batches, one transaction per batch. Returns products inserted. */
-export async function seedCatalog(db: Db, options: SeedOptions): Promise<number> {
+export async function seedCatalog(db: CatalogDb, options: SeedOptions): Promise<number> {
   const batchSize = options.batchSize ?? 500;
   const batches = Math.ceil(options.products / batchSize);
   let next = 0;

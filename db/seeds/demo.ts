@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../../src/platform/db.ts';
-import { countProducts } from '../../src/modules/catalog/repository.ts';
-import { countUsers } from '../../src/modules/auth/repository.ts';
-import type { AuthService } from '../../src/modules/auth/service.ts';
+import type { Kysely } from 'kysely';
+import { countUsers, type AuthService } from '../../src/modules/auth/index.ts';
+import { countProducts } from '../../src/modules/catalog/index.ts';
+import type { Database } from '../../src/modules/index.ts';
 import { seedCatalog } from './catalog.ts';
 
 export const DEMO_EMAIL = 'demo@example.com';
@@ -15,7 +15,7 @@ const DEMO_SEED = 1;
  * never seeded behind its operator's back. Returns the generated credentials
  * (to be shown once) or null when the database already had data.
  */
-export async function seedDemoIfEmpty(db: Db, auth: AuthService): Promise<{ email: string; password: string } | null> {
+export async function seedDemoIfEmpty(db: Kysely<Database>, auth: AuthService): Promise<{ email: string; password: string } | null> {
   if ((await countUsers(db)) > 0 || (await countProducts(db)) > 0) return null;
   await seedCatalog(db, { products: DEMO_PRODUCTS, seed: DEMO_SEED });
   const password = randomBytes(15).toString('base64url');

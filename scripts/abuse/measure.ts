@@ -1,5 +1,6 @@
-import fs from 'node:fs';
 import http from 'node:http';
+import { residentBytes } from '../lib/proc.ts';
+import { percentile } from '../lib/stats.ts';
 import { postGraphQL } from './http.ts';
 import { describeOutput } from './server-output.ts';
 import type { Target } from './target.ts';
@@ -35,15 +36,10 @@ export const COLUMNS: [keyof Row, string][] = [
 const cell = (text: string | undefined) => (text ?? '').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 export const formatRow = (row: Row) => `| ${COLUMNS.map(([key]) => cell(row[key])).join(' | ')} |`;
 
-/** VmRSS of a process in MB, from /proc/<pid>/status; undefined when unknown or gone. */
+/** VmRSS of a process in MB; undefined when unknown or gone. */
 export function rssMb(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const kb = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb === undefined ? undefined : Number(kb) / 1024;
-  } catch {
-    return undefined;
-  }
+  const bytes = pid === undefined ? undefined : residentBytes(pid);
+  return bytes === undefined ? undefined : bytes / 2 ** 20;
 }
 export const mb = (value: number | undefined) => (value === undefined ? '' : value.toFixed(0));
 export const thousands = (n: number) => n.toLocaleString('en-US');
@@ -65,9 +61,6 @@ export function sampleRss(target: Target, maxMb: number) {
     return peak;
   };
 }
-
-export const percentile = (sorted: readonly number[], p: number) =>
-  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /**
  * An ordinary client while an attack runs: an authenticated product(id) every

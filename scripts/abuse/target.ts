@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config.ts';
 import { ensureDatabase, prepareDataset, revokeToken } from '../lib/dataset.ts';
 import { startServer, stopServer, type Server } from '../lib/service-process.ts';
-import { serviceNodeArgs } from '../lib/start-command.ts';
+import { ensureBuilt, serviceNodeArgs } from '../lib/start-command.ts';
 import { postGraphQL } from './http.ts';
 import { ServerOutput } from './server-output.ts';
 
@@ -74,6 +74,7 @@ export async function startOwnTarget(opts: { databaseUrl: string; products: numb
   };
   let server: Server;
   try {
+    ensureBuilt();
     server = await startServer('service', serviceNodeArgs(), env, 'GraphiQL: ');
   } catch (err) {
     await revoke();

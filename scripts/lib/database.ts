@@ -1,11 +1,12 @@
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createDatabase, type DatabaseHandle } from '../../src/platform/db.ts';
+import type { Database } from '../../src/modules/index.ts';
+import { createDatabase, databaseOptions, type DatabaseHandle } from '../../src/platform/db.ts';
 import { createLogger, type Logger } from '../../src/platform/logger.ts';
 import { migrateToLatest } from '../../src/platform/migrate.ts';
 
 export interface CliContext {
   config: Config;
-  database: DatabaseHandle;
+  database: DatabaseHandle<Database>;
   logger: Logger;
   /** Where the data lives, without credentials: safe to print. */
   target: string;
@@ -27,12 +28,7 @@ export async function withDatabase<T>(fn: (ctx: CliContext) => Promise<T>): Prom
   const config = loadConfig();
   // Logs go to stderr and only when something is wrong: stdout is the command's output.
   const logger = createLogger(config.logLevel === 'silent' ? 'silent' : 'warn', process.stderr);
-  const database = await createDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: 2,
-    logger,
-  });
+  const database = await createDatabase<Database>(databaseOptions(config, logger, { poolSize: 2 }));
   try {
     return await fn({ config, database, logger, target: describeTarget(config) });
   } finally {

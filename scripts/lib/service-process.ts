@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** A server process started by a script (the bench, the abuse run), on a port of its own. */
+/** A server process started by a script (the bench, the soak, the abuse run), on a port of its own. */
 export interface Server {
   name: string;
   url: string;
@@ -68,6 +68,12 @@ export async function startServer(
     await new Promise((r) => setTimeout(r, 200));
   }
   return { name, url, child, stderr };
+}
+
+/** Copies the server's stderr to this process's from now on, after what it wrote while starting. */
+export function echoStderr(server: Server): void {
+  process.stderr.write(server.stderr.join(''));
+  server.child.stderr!.on('data', (c: Buffer) => process.stderr.write(c));
 }
 
 /** SIGTERM, then SIGKILL if it has not exited after graceMs: a script must never leave a server behind. */

@@ -1,17 +1,18 @@
-import type { Config } from '../config.ts';
-import type { Db } from '../platform/db.ts';
-import type { CatalogLoaders } from '../modules/catalog/loaders.ts';
-import type { Session } from '../modules/auth/service.ts';
+import type { YogaInitialContext } from 'graphql-yoga';
+import type { Session } from '../platform/session.ts';
 
-/** What the HTTP dispatcher hands Yoga for each request. */
+/** What the /graphql endpoint hands Yoga for each request: only authenticated requests execute. */
 export interface ServerContext {
-  session: Session | null;
+  session: Session;
   ip: string;
 }
 
-/** The context every resolver sees; loaders are new for every request. */
-export interface GraphQLContext extends ServerContext {
-  config: Config;
-  db: Db;
-  loaders: { catalog: CatalogLoaders };
+/** The context every resolver sees; each module adds its own per-request part (its loaders). */
+export type GraphQLContext = ServerContext & YogaInitialContext;
+
+/** A module's SDL (a folder under schema/), the resolvers for it, and how codegen types them. */
+export interface GraphQLModule {
+  schemaDir: string;
+  resolvers: object;
+  codegen?: { contextType: string; mappers: Record<string, string> };
 }

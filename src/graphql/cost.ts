@@ -17,13 +17,8 @@ import {
 } from 'graphql';
 
 /**
- * The cost of an operation as it will run: every selected field counts 1, and a
- * list field multiplies what it selects by the items it asks for: `first` on a
- * paginated field, the number of `representations` on federation's `_entities`.
- * Arguments are read with graphql-js's own coercion against the request's
- * variable values, so a size hidden in a variable (or its default) is priced at
- * the value that executes. Lists without such an argument (a product's steps)
- * count once: their length is the catalogue's, not the client's to choose.
+ * Each field costs 1; a list field multiplies its selection by `first` or by `_entities`' representations,
+ * coerced from the request's variables as they will execute. Other lists count once: the catalogue sets their length.
  */
 
 type Variables = Record<string, unknown>;
@@ -60,8 +55,7 @@ function itemsRequested(field: GraphQLField<unknown, unknown>, node: FieldNode, 
   const args = argumentsOf(field, node, variables);
   if (isEntities) return Array.isArray(args?.['representations']) ? args['representations'].length : 1;
   const first = args?.['first'];
-  // Sizes outside 1..maxPageSize are refused by the resolver with SPEC's own
-  // message; pricing them at the bounds keeps that message reachable.
+  // The resolver refuses sizes outside 1..maxPageSize; pricing them at the bounds keeps its message reachable.
   return typeof first === 'number' ? Math.min(Math.max(first, 1), maxPageSize) : maxPageSize;
 }
 
@@ -72,8 +66,7 @@ export function operationCost(
   variables: Variables,
   maxPageSize: number,
 ): number {
-  // Fragment costs, memoised so nested spreads cost linear time; a cycle counts 0
-  // (documents with cycles never pass validation).
+  // Memoised so nested spreads cost linear time; a cycle counts 0 (validation refuses cycles anyway).
   const fragmentCosts = new Map<string, number>();
 
   function selectionSetCost(set: SelectionSetNode, parent: GraphQLNamedType | undefined): number {

@@ -1,31 +1,18 @@
-import { getOperationAST, getVariableValues, type GraphQLError } from 'graphql';
-import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { getOperationAST, getVariableValues } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import { argumentsOf, fragmentsOf, operationCost } from './cost.ts';
 import { createGatewayCheck, GATEWAY_SECRET_HEADER, isFederationField, rootFields } from './federation.ts';
-import { limitError } from './limits.ts';
+import { forbiddenError, validationError, variableError } from './errors.ts';
 
 export type ExecutionLimitsConfig = Pick<
   Config,
   'graphqlMaxCost' | 'maxPageSize' | 'federationSecret' | 'federationMaxRepresentations'
 >;
 
-const badUserInput = (e: GraphQLError) =>
-  createGraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'BAD_USER_INPUT', http: { status: 400, spec: false } } });
-
-const gatewayOnly = () =>
-  createGraphQLError('Only the federation gateway may query _entities and _service.', {
-    extensions: { code: 'FORBIDDEN', http: { status: 403, spec: false } },
-  });
-
 /**
- * The checks that depend on the request, not only on the document, so they run
- * per request just before execution (validation results are cached per
- * document): variables of the wrong type are the client's input error
- * (graphql-js reports them without a code); only the gateway may use the
- * federation fields, with a bounded number of representations; and the cost is
- * priced with the variable values that will execute. No resolver, and no SQL,
- * runs for a refused request.
+ * Checks that depend on the request's variables and headers, so they run per execution (validation is cached
+ * per document): variable types, gateway-only federation fields, and cost at the values that will execute.
  */
 export function useExecutionLimits(config: ExecutionLimitsConfig): Plugin<{ request: Request }> {
   const isGateway = createGatewayCheck(config.federationSecret);
@@ -37,14 +24,14 @@ export function useExecutionLimits(config: ExecutionLimitsConfig): Plugin<{ requ
       if (operation.variableDefinitions?.length) {
         const inputs = (args.variableValues ?? {}) as Record<string, unknown>;
         const coerced = getVariableValues(args.schema, operation.variableDefinitions, inputs, { maxErrors: 20 });
-        if (coerced.errors) return setResultAndStopExecution({ errors: coerced.errors.map(badUserInput) });
+        if (coerced.errors) return setResultAndStopExecution({ errors: coerced.errors.map(variableError) });
         variables = coerced.coerced;
       }
       const fragments = fragmentsOf(args.document);
       const federation = rootFields(operation.selectionSet, fragments).filter(isFederationField);
       if (federation.length > 0) {
         if (!isGateway(args.contextValue.request.headers.get(GATEWAY_SECRET_HEADER))) {
-          return setResultAndStopExecution({ errors: [gatewayOnly()] });
+          return setResultAndStopExecution({ errors: [forbiddenError('Only the federation gateway may query _entities and _service.')] });
         }
         const entities = args.schema.getQueryType()?.getFields()['_entities'];
         let representations = 0;
@@ -55,13 +42,13 @@ export function useExecutionLimits(config: ExecutionLimitsConfig): Plugin<{ requ
         if (representations > config.federationMaxRepresentations) {
           const max = config.federationMaxRepresentations;
           return setResultAndStopExecution({
-            errors: [limitError(`Too many representations: ${representations} (at most ${max} per request).`)],
+            errors: [validationError(`Too many representations: ${representations} (at most ${max} per request).`)],
           });
         }
       }
       const cost = operationCost(args.schema, fragments, operation, variables, config.maxPageSize);
       if (cost > config.graphqlMaxCost) {
-        setResultAndStopExecution({ errors: [limitError(`Query cost limit of ${config.graphqlMaxCost} exceeded, found ${cost}.`)] });
+        setResultAndStopExecution({ errors: [validationError(`Query cost limit of ${config.graphqlMaxCost} exceeded, found ${cost}.`)] });
       }
     },
   };

@@ -2,11 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Kind, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
 
 /**
- * Federation's `_entities` and `_service` are for the gateway alone (Apollo's
- * guidance for subgraphs): `_entities` turns a list of ids into whole entity
- * trees, so anyone else could multiply one request into thousands of reads.
- * The gateway proves itself with a shared secret in this header, which Hive
- * Gateway and Apollo Router add to every subgraph request (README).
+ * `_entities` turns a list of ids into whole entity trees, so the federation fields are for the gateway alone;
+ * it proves itself with a shared secret in this header, which Hive Gateway and Apollo Router can send.
  */
 export const GATEWAY_SECRET_HEADER = 'router-authorization';
 

@@ -1,19 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-// The pieces @graphql-yoga/render-graphiql's own renderGraphiQL inlines into one
-// page. The package's exports map ("./*" → esm/*.js, typings/*.d.ts) exposes the
-// module; it is internal to the pinned version, so recheck it on an upgrade
-// (test/integration/graphiql-page.test.ts and the browser test fail if it moves).
+// Internal to the pinned render-graphiql (reached through its "./*" export): recheck on upgrade; tests fail if it moves.
 import { css, editorWorkerService, favicon, graphqlWorker, js, jsonWorker } from '@graphql-yoga/render-graphiql/graphiql';
 import type { GraphiQLOptions } from 'graphql-yoga';
 import { HttpError } from '../platform/errors.ts';
 import { contentHash, createBodySender, prepareBodies, type Body, type PreparedBody } from '../http/precompressed.ts';
 import { GRAPHQL_PATH } from './yoga.ts';
 
-/**
- * GraphiQL, served by us rather than by Yoga: a small HTML shell with no inline
- * script, and content-hashed assets under /graphql/assets/, each rendered once,
- * compressed once and shared by every response.
- */
+// Served here, not by Yoga: a shell with no inline script, and content-hashed assets compressed once and shared.
 
 export const GRAPHIQL_ASSETS_PATH = `${GRAPHQL_PATH}/assets/`;
 
@@ -46,10 +39,8 @@ const OPTIONS: GraphiQLOptions = {
 };
 
 /**
- * Only what the page loads, checked in chromium by test/e2e/graphiql.test.ts:
- * its own scripts (workers fall back to script-src), GraphiQL's and Monaco's
- * run-time <style> elements (no nonce support, hence 'unsafe-inline' for styles
- * only), fetches to /graphql, and the data: fonts and images its CSS embeds.
+ * Only what the page loads (checked in chromium by test/e2e/graphiql.test.ts); GraphiQL and Monaco add <style>
+ * elements at run time without nonces, hence 'unsafe-inline' for styles only.
  */
 const PAGE_HEADERS = {
   'Content-Security-Policy': [
@@ -73,7 +64,6 @@ const JS = 'text/javascript; charset=utf-8';
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-/** Every body GraphiQL needs, keyed by the path it is served at. */
 function renderBodies(): Map<string, Body> {
   const bodies = new Map<string, Body>();
   const asset = (name: string, ext: string, contentType: string, content: Buffer) => {
@@ -91,8 +81,7 @@ function renderBodies(): Map<string, Body> {
   const icon = asset('favicon', 'ico', 'image/x-icon', Buffer.from(faviconBase64, 'base64'));
   const stylesheet = asset('graphiql', 'css', 'text/css; charset=utf-8', Buffer.from(css));
   const bundle = asset('graphiql', 'js', JS, Buffer.from(js));
-  // Runs before the (deferred) bundle, which reads MonacoEnvironment; renders
-  // once the document is parsed, after the bundle has run.
+  // Sets MonacoEnvironment before the deferred bundle reads it; renders once the bundle has run.
   const init = asset(
     'init',
     'js',
@@ -139,8 +128,7 @@ function renderBodies(): Map<string, Body> {
   return bodies;
 }
 
-// The same for every app in the process: rendered once (synchronously: copying
-// and hashing a few MB), compressed once in the background.
+// Shared by every app in the process: rendered once, compressed once in the background.
 let rendered: Map<string, Body> | undefined;
 let prepared: Promise<Map<string, PreparedBody>> | undefined;
 const renderedBodies = () => (rendered ??= renderBodies());
@@ -155,7 +143,6 @@ export function createGraphiQL(limits: { maxConcurrentSends: number; sendTimeout
       preparedBodies().catch(() => {});
     },
 
-    /** GET or HEAD of the page or of a path under /graphql/assets/. */
     async serve(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
       if (!renderedBodies().has(pathname)) throw new HttpError(404, 'Not found.');
       if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -22,11 +22,8 @@ function offsetOf(body: string, line: number, column: number): number {
 }
 
 /**
- * graphql-jit's errors carry `locations` but no `nodes`, `source` or
- * `positions`, and Yoga rebuilds every error from those three when it masks
- * and serialises, so a resolver's error would reach the client without its
- * locations. Rebuilt here as graphql-js errors pointing into the document's
- * source, which Yoga then keeps as graphql-js would have produced them.
+ * graphql-jit's errors carry `locations` but no `nodes`, `source` or `positions`, from which Yoga rebuilds
+ * every error, so they would reach the client without locations.
  */
 function withSourcePositions(error: GraphQLError, source: Source): GraphQLError {
   if (error.nodes || error.positions || !error.locations?.length) return error;
@@ -52,12 +49,7 @@ const useJitErrorLocations = (): Plugin => ({
   },
 });
 
-/**
- * Executes with graphql-jit: each distinct operation is compiled once (cached
- * per parsed document, and Yoga's parse cache hands back the same document
- * object) into plain JavaScript, instead of graphql-js walking the document on
- * every request. Errors come out as graphql-js would word and locate them.
- */
+/** graphql-jit caches compiled queries by document object, which Yoga's parse cache hands back for the same text. */
 export function useCompiledExecution(logger: Logger): Plugin {
   return {
     onPluginInit({ addPlugin }) {
@@ -65,9 +57,8 @@ export function useCompiledExecution(logger: Logger): Plugin {
         useGraphQlJit(
           {},
           {
-            // The plugin caches one compiled query per document, whichever
-            // operation it was compiled for: a document of several operations
-            // runs on graphql-js, so B never gets the answer compiled for A.
+            // One compiled query per document, whichever operation it was compiled for: a document of several
+            // operations runs on graphql-js, so B never gets the answer compiled for A.
             enableIf: (args) => singleOperation(args.document),
             onError: (result) => logger.error({ errors: result.errors?.map((e) => e.message) }, 'graphql-jit could not compile'),
           },

@@ -1,16 +1,13 @@
-import { getOperationAST } from 'graphql';
-import type { Plugin, YogaServerOptions } from 'graphql-yoga';
-import { isDatabaseUnavailable } from '../platform/db-errors.ts';
-import { serviceUnavailableGraphQLError } from '../platform/errors.ts';
+import { getOperationAST, Kind, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
 import { requestContext } from '../platform/request-context.ts';
-import { maskErrorEverywhere, shorten } from './request-errors.ts';
+import { shorten, validationError } from './errors.ts';
 
 /** Tells the access log and the metrics which operation a /graphql request ran. */
 export function useOperationName(): Plugin {
   return {
     onParams({ params }) {
       const store = requestContext.getStore();
-      // Client-chosen and up to a body's size: logged and labelled at most 100 characters.
       if (store) store.operationName = params.operationName ? shorten(params.operationName) : null;
     },
     onExecute({ args }) {
@@ -23,12 +20,24 @@ export function useOperationName(): Plugin {
   };
 }
 
-type MaskError = NonNullable<Exclude<YogaServerOptions<object, object>['maskedErrors'], boolean | undefined>['maskError']>;
-
-/**
- * A resolver that failed because the database is away gets a retryable 503
- * (SERVICE_UNAVAILABLE); every other unexpected error is masked in every
- * NODE_ENV. Either way the client sees no SQL, stack or SQLSTATE.
- */
-export const maskDatabaseUnavailable: MaskError = (error, message) =>
-  isDatabaseUnavailable(error) ? serviceUnavailableGraphQLError() : maskErrorEverywhere(error, message);
+/** A missing or unknown operationName is a 400 in graphql-js's wording, ahead of Yoga's vaguer check. */
+export function useOperationSelection(): Plugin {
+  return {
+    onParse({ context }) {
+      const operationName = (context as { params?: { operationName?: unknown } }).params?.operationName;
+      return ({ result }) => {
+        if (!result || result instanceof Error || !('definitions' in result)) return;
+        const operations = (result as DocumentNode).definitions.filter(
+          (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+        );
+        if (typeof operationName === 'string' && operationName !== '') {
+          if (!operations.some((o) => o.name?.value === operationName)) {
+            throw validationError(`Unknown operation named "${shorten(operationName)}".`);
+          }
+        } else if (operations.length > 1) {
+          throw validationError('Must provide operation name if query contains multiple operations.');
+        }
+      };
+    },
+  };
+}

@@ -3,27 +3,24 @@ import { buildSubgraphSchema } from '@apollo/subgraph';
 import { loadFilesSync } from '@graphql-tools/load-files';
 import { mergeResolvers, mergeTypeDefs } from '@graphql-tools/merge';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
-import { catalogResolvers } from '../modules/catalog/resolvers.ts';
+import type { GraphQLModule } from './context.ts';
 
-/** The SDL files are the source of truth; this is the one file that lists the modules. */
 export const SCHEMA_DIR = fileURLToPath(new URL('../../schema', import.meta.url));
 
-export function loadTypeDefs(): DocumentNode {
-  return mergeTypeDefs(loadFilesSync(SCHEMA_DIR, { extensions: ['graphql'], recursive: true }));
+export function loadTypeDefs(schemaDirs: readonly string[]): DocumentNode {
+  const load = (dir: string, recursive: boolean) => loadFilesSync(dir, { extensions: ['graphql'], recursive });
+  return mergeTypeDefs([...load(SCHEMA_DIR, false), ...schemaDirs.flatMap((dir) => load(dir, true))]);
 }
-
-export const resolvers = [catalogResolvers];
 
 // @apollo/subgraph's module type, named without reaching into its dist folder.
 type SubgraphModule = Extract<Extract<Parameters<typeof buildSubgraphSchema>[0], readonly unknown[]>[number], { typeDefs: unknown }>;
 
-/**
- * A federation v2 subgraph (schema/federation.graphql links the spec): besides the
- * public API it answers `_service { sdl }` and `_entities`, whose references resolve
- * through each entity's `__resolveReference`, i.e. the request's DataLoaders.
- */
-export function buildSchema(): GraphQLSchema {
+/** A federation v2 subgraph: `_entities` resolves through each entity's `__resolveReference`, i.e. the request's loaders. */
+export function buildSchema(modules: readonly GraphQLModule[]): GraphQLSchema {
   return buildSubgraphSchema([
-    { typeDefs: loadTypeDefs(), resolvers: mergeResolvers(resolvers) as SubgraphModule['resolvers'] },
+    {
+      typeDefs: loadTypeDefs(modules.map((m) => m.schemaDir)),
+      resolvers: mergeResolvers(modules.map((m) => m.resolvers) as Parameters<typeof mergeResolvers>[0]) as SubgraphModule['resolvers'],
+    },
   ]);
 }

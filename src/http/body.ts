@@ -1,11 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../platform/errors.ts';
 
-/**
- * Reads a request body of at most `limit` bytes. A declared Content-Length over
- * the limit is refused before a byte is read; an undeclared one is cut off as
- * soon as it passes the limit, so an oversized body is never buffered whole.
- */
+/** A declared length over `limit` is refused unread; an undeclared one is cut off as it passes, never buffered whole. */
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > limit) throw payloadTooLarge(limit);
@@ -24,12 +20,7 @@ function payloadTooLarge(limit: number): HttpError {
   return new HttpError(413, `The request body is larger than ${limit} bytes.`, { headers: { Connection: 'close' } });
 }
 
-/**
- * A REST body as a plain object, from JSON only. Forms and text/plain are what a
- * hostile page can make a victim's browser send cross-site without a
- * preflight; refused with 415 before the body is read. Malformed JSON, or JSON
- * that is not an object, is a 400.
- */
+/** JSON only: forms and text/plain are what a hostile page can make a browser send cross-site without a preflight. */
 export async function readObjectBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') {

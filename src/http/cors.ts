@@ -1,21 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/**
- * CORS for /graphql and /api/v1/*: only origins listed in CORS_ORIGINS get an
- * Access-Control-Allow-Origin, and it is always their own origin, never `*` and
- * never an echo of an unlisted one. No credentials: clients send a bearer token,
- * not cookies. Vary: Origin on every answer so a shared cache never serves one
- * origin's CORS headers to another.
- */
+// Only listed origins are granted, always as their own origin, never `*`; no credentials (bearer tokens, not cookies).
+// Vary: Origin on every answer, so a shared cache never serves one origin's grant to another.
 
 const ALLOWED_METHODS = 'GET, POST, DELETE';
 const MAX_AGE_SECONDS = '600';
 
-export function isCorsPath(pathname: string): boolean {
-  return pathname === '/graphql' || pathname.startsWith('/api/v1/');
-}
-
-export function createCors(options: { origins: readonly string[]; allowedHeaders: readonly string[] }) {
+export function createCors(options: {
+  origins: readonly string[];
+  allowedHeaders: readonly string[];
+  /** The paths CORS answers for: exact paths, and prefixes ending in '/'. */
+  paths: readonly string[];
+}) {
   const origins = new Set(options.origins.map((o) => o.toLowerCase()));
   const allowHeaders = ['Authorization', 'Content-Type', ...options.allowedHeaders].join(', ');
 
@@ -27,7 +23,9 @@ export function createCors(options: { origins: readonly string[]; allowedHeaders
   }
 
   return {
-    /** Sets the CORS headers of an actual (non-preflight) response. */
+    applies(pathname: string): boolean {
+      return options.paths.some((p) => (p.endsWith('/') ? pathname.startsWith(p) : pathname === p));
+    },
     decorate(req: IncomingMessage, res: ServerResponse): void {
       res.setHeader('Vary', 'Origin');
       const origin = allowedOrigin(req);
@@ -36,10 +34,7 @@ export function createCors(options: { origins: readonly string[]; allowedHeaders
       res.setHeader('Access-Control-Expose-Headers', 'WWW-Authenticate, Retry-After');
     },
 
-    /**
-     * Answers an OPTIONS request (a preflight carries no token, so this runs
-     * before authentication): 204, with the CORS grant only for a listed origin.
-     */
+    /** A preflight carries no token, so this runs before authentication. */
     preflight(req: IncomingMessage, res: ServerResponse): void {
       const headers: Record<string, string> = { Vary: 'Origin', Allow: `${ALLOWED_METHODS}, OPTIONS` };
       const origin = allowedOrigin(req);

@@ -2,11 +2,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { ServerResponse } from 'node:http';
 
-/**
- * starting: listening, but the database is not ready yet (probes answer, the rest 503);
- * serving: normal; draining: shutting down, /ready is 503 and connections are closed
- * as their responses end.
- */
+/** starting: only probes answer, the rest 503; draining: /ready 503, connections closed as their responses end. */
 export type Phase = 'starting' | 'serving' | 'draining';
 
 /** How long a connection that has not sent its first request yet may still send it once draining. */
@@ -22,12 +18,8 @@ export function createLifecycle(initial: Phase = 'serving') {
   const connections = new Map<net.Socket, Connection>();
   const inFlight = new Set<ServerResponse>();
 
-  /**
-   * A keep-alive connection with nothing in flight that has already served a
-   * request: its client must expect it to close (and retry on a reused connection).
-   * Destroyed, not ended: after a half-close Node would still read, and start, a
-   * next request whose response could no longer be sent.
-   */
+  // Only after a served request, so its client expects a close. Destroyed, not ended: after a half-close Node
+  // would still read and start a next request whose response could no longer be sent.
   const closeIfIdle = (socket: net.Socket, c: Connection) => {
     if (c.active === 0 && c.served > 0) socket.destroy();
   };
@@ -40,7 +32,6 @@ export function createLifecycle(initial: Phase = 'serving') {
       if (phase === 'starting') phase = 'serving';
     },
 
-    /** Follows the server's connections and requests, so a drain knows which are idle. */
     attach(server: http.Server) {
       server.on('connection', (socket: net.Socket) => {
         const c: Connection = { served: 0, active: 0 };
@@ -59,27 +50,19 @@ export function createLifecycle(initial: Phase = 'serving') {
       });
     },
 
-    /** Called for every request: during a drain its response closes the connection. */
     track(res: ServerResponse) {
       inFlight.add(res);
       if (phase === 'draining') res.setHeader('Connection', 'close');
       res.once('close', () => inFlight.delete(res));
     },
 
-    /**
-     * Stops accepting, lets in-flight requests finish (each answered with
-     * `Connection: close`), closes keep-alive connections as they fall idle, and
-     * after timeoutMs destroys whatever connection is left.
-     */
     async drain(server: http.Server, timeoutMs: number): Promise<void> {
       phase = 'draining';
       for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
       if (!server.listening) return;
       const closed = new Promise<void>((resolve) => {
-        // http.Server#close would also destroy every idle connection at once,
-        // including one just accepted whose first request is still unread in
-        // the socket buffer: that request would be lost. Stop the listener only,
-        // and close idle connections here with that case in mind.
+        // Not http.Server#close: it would also destroy a just-accepted connection whose first request is still
+        // unread. Stop the listener only; idle connections are closed here.
         net.Server.prototype.close.call(server, () => resolve());
       });
       for (const [socket, c] of connections) closeIfIdle(socket, c);

@@ -5,11 +5,7 @@ import zlib from 'node:zlib';
 import fresh from 'fresh';
 import Negotiator from 'negotiator';
 
-/**
- * Fixed bodies kept in memory, rendered and compressed once, then served from
- * the same Buffers to every client: a slow or stalled socket holds a reference
- * to a shared Buffer, never a copy of its own.
- */
+// Every client is sent the same Buffers: a stalled socket holds a reference, never a copy of its own.
 
 export interface Body {
   contentType: string;
@@ -34,14 +30,11 @@ export interface PreparedBody extends Omit<Body, 'content'> {
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
 
-/** Content hash for file names and ETags: the first 16 hex digits of SHA-256. */
 export const contentHash = (content: Buffer | string) => createHash('sha256').update(content).digest('hex').slice(0, 16);
 
 /**
- * Compresses each body with brotli and gzip on libuv's thread pool, one job at
- * a time so that logins (argon2 shares that pool) are never starved at start.
- * Brotli quality 5 and gzip's default level: every worker pays this at start,
- * and higher levels cost several times the CPU for a few per cent of size.
+ * One job at a time on libuv's pool, so logins (argon2 shares it) are not starved at start. Brotli quality 5:
+ * every worker pays this at start, and higher levels cost far more CPU for little size (BENCHMARKS.md).
  */
 export async function prepareBodies(bodies: ReadonlyMap<string, Body>): Promise<Map<string, PreparedBody>> {
   const prepared = new Map<string, PreparedBody>();
@@ -81,11 +74,7 @@ function negotiate(req: IncomingMessage): Encoding {
 
 const BUSY_BODY = 'Too many downloads of this page in progress; retry in a moment.\n';
 
-/**
- * Sends prepared bodies, at most `maxConcurrent` at a time (beyond that 503
- * with Retry-After), each within `timeoutMs` or its connection is destroyed.
- * A response counts until Node has handed its last byte to the socket.
- */
+/** At most `maxConcurrent` sends (beyond, 503), each within `timeoutMs` or its connection is destroyed. */
 export function createBodySender(limits: { maxConcurrent: number; timeoutMs: number }) {
   let inProgress = 0;
 
@@ -107,7 +96,6 @@ export function createBodySender(limits: { maxConcurrent: number; timeoutMs: num
   }
 
   return {
-    /** Answers GET and HEAD with a prepared body, which `body` may still be preparing. */
     async send(req: IncomingMessage, res: ServerResponse, body: () => Promise<PreparedBody>): Promise<void> {
       if (!take(res)) {
         res.writeHead(503, {

@@ -8,16 +8,11 @@ export class StatementAbortedError extends Error {
   }
 }
 
-/** The abort signal of the request being served, if it has one. */
 export function requestSignal(): AbortSignal | undefined {
   return requestContext.getStore()?.controller?.signal;
 }
 
-/**
- * Throws instead of starting a statement for an aborted request. ROLLBACK still
- * runs: a transaction cut short must end, or its connection would go back to
- * the pool mid-transaction.
- */
+/** ROLLBACK still runs: a transaction cut short must end before its connection goes back to the pool. */
 export function assertStatementMayRun(sqlText: string): void {
   if (requestSignal()?.aborted && !/^\s*rollback\b/i.test(sqlText)) throw new StatementAbortedError();
 }

@@ -1,21 +1,11 @@
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, type Registry } from 'prom-client';
-import { HttpError } from './errors.ts';
+import { serviceUnavailableHttpError } from './errors.ts';
 import type { Logger } from './logger.ts';
 
-/**
- * GET /metrics of a cluster describes the whole instance, whichever worker the
- * scrape reached: that worker asks the primary, the primary collects every
- * worker's registry as JSON and merges them with prom-client's
- * AggregatorRegistry.aggregate (counters and histograms summed, event-loop lag
- * averaged, as each metric declares), and the text goes back the same way.
- *
- * Why not AggregatorRegistry#clusterMetrics(): it asks every connected worker,
- * including one forked a moment ago that has not loaded its code yet. That
- * worker drops the request, and every scrape fails for 5 s after each restart
- * (seen here after a kill -9). Here a worker is asked only once it has said it
- * can answer, and one that exits during a scrape is left out of it.
- */
+// Any worker's /metrics describes the whole instance: the primary merges every worker's registry. Not
+// AggregatorRegistry#clusterMetrics(): it also asks a worker forked a moment ago, which drops the request and
+// fails the scrape; here a worker is asked once it said it can answer, and one that exits is left out.
 
 type ToPrimary =
   | { type: 'pcs:metrics-ready' }
@@ -89,7 +79,6 @@ export function serveInstanceMetrics(): void {
 export interface InstanceMetrics {
   /** Lets the primary collect this registry from now on. */
   share(registry: Registry): void;
-  /** Prometheus text of the whole instance, merged by the primary. */
   text(): Promise<string>;
 }
 
@@ -120,7 +109,7 @@ export function joinInstanceMetrics(logger: Logger): InstanceMetrics {
 
   const unavailable = (reason: string) => {
     logger.warn({ reason }, 'instance metrics unavailable');
-    return new HttpError(503, 'Metrics are unavailable right now.', { headers: { 'Retry-After': '5', 'Cache-Control': 'no-store' } });
+    return serviceUnavailableHttpError('Metrics are unavailable right now.');
   };
 
   return {

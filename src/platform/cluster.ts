@@ -2,19 +2,12 @@ import cluster, { type Worker } from 'node:cluster';
 import { joinInstanceMetrics, serveInstanceMetrics, type InstanceMetrics } from './cluster-metrics.ts';
 import type { Logger } from './logger.ts';
 
-/**
- * WEB_CONCURRENCY > 1: a primary process and N workers. Node runs JavaScript on
- * one thread, so one process cannot use a second core; node:cluster lets the
- * workers share the listening port (on Linux the primary accepts and hands each
- * connection to the next worker in turn). The primary serves no request: it
- * applies migrations once, tells the workers when to serve, restarts a worker
- * that dies, forwards SIGTERM/SIGINT, and merges the workers' metrics (cluster-metrics.ts).
- */
+// WEB_CONCURRENCY > 1. The primary serves no request: it migrates once, tells the workers when to serve,
+// restarts those that die, forwards SIGTERM/SIGINT and merges their metrics (cluster-metrics.ts).
 
-/** The primary's word that migrations are applied (metrics have messages of their own, cluster-metrics.ts). */
 type ToWorker = { type: 'pcs:serve' };
 
-/** Restart delays double with each crash in the last minute, from 250 ms up to 30 s: a crash loop must not spin. */
+/** Restart delays double with each crash in the last minute: a crash loop must not spin. */
 const CRASH_WINDOW_MS = 60_000;
 const FIRST_RESTART_DELAY_MS = 250;
 const MAX_RESTART_DELAY_MS = 30_000;
@@ -29,10 +22,7 @@ export interface PrimaryOptions {
   onReady(): void;
 }
 
-/**
- * Runs the primary until it exits the process: 0 once every worker has exited
- * after SIGTERM/SIGINT, 1 when the start failed or a worker did not stop cleanly.
- */
+/** Exits 0 once every worker has stopped after SIGTERM/SIGINT, 1 when the start failed or a worker did not stop cleanly. */
 export function runPrimary(options: PrimaryOptions): void {
   const { logger } = options;
   serveInstanceMetrics();
@@ -128,8 +118,7 @@ export function runPrimary(options: PrimaryOptions): void {
   logger.info({ workers: options.workers }, 'starting workers');
   for (let i = 0; i < options.workers; i++) fork();
 
-  // The workers listen at once and answer probes (/ready 503) while the database
-  // is away; they serve once migrations are applied, here, once for all of them.
+  // Workers listen at once and answer probes (/ready 503); they serve once the primary has migrated.
   options.migrate(() => stopping !== undefined).then(
     (done) => {
       if (!done || stopping) return;
@@ -147,7 +136,6 @@ export function runPrimary(options: PrimaryOptions): void {
 }
 
 export interface ClusterWorker {
-  /** Resolves when the primary has applied the migrations: the worker may serve. */
   serving: Promise<void>;
   metrics: InstanceMetrics;
 }

@@ -1,14 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-/**
- * PGlite is PostgreSQL inside one process, without a postmaster to arbitrate:
- * two processes opening the same directory (the server and `npm run admin`, say)
- * would each cache and write the same files, and one would silently lose the
- * other's writes or corrupt them. A lock file holding the owner's pid turns that
- * into a clear error. A lock left by a process that no longer exists (a crash,
- * kill -9) is taken over, so nobody has to clean up by hand.
- */
+// PGlite has no postmaster: two processes on one directory would corrupt each other's writes. The lock file
+// holds the owner's pid; a lock whose process no longer exists is taken over.
 
 export class DataDirLockedError extends Error {
   constructor(dataDir: string, pid: number, file: string) {
@@ -30,7 +24,6 @@ function isRunning(pid: number): boolean {
   }
 }
 
-/** Takes the lock on dataDir or throws DataDirLockedError; returns its release. */
 export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   const file = path.join(dataDir, 'pglite.lock');
   // Written whole under a private name, then linked into place: link() fails when the

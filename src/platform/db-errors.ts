@@ -1,11 +1,5 @@
-/**
- * The one place that decides whether a failure means "the database is away"
- * (answer 503 and let the client retry) rather than a bug (answer 500). Errors
- * come from pg, pg-pool, Kysely and the sockets below them; some wrap the
- * original as `cause` or (GraphQL) `originalError`, so the chain is walked.
- */
+// The one place that tells "the database is away" (503, retry) from a bug (500); wrapper chains are walked.
 
-/** Socket-level failures: the server is unreachable or the connection broke. */
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -20,11 +14,7 @@ const NETWORK_CODES = new Set([
   'EAI_AGAIN',
 ]);
 
-/**
- * SQLSTATEs of an unavailable server: class 08 (connection exception), shutdown
- * and start-up (57P01-57P03), query_canceled (57014, our statement_timeout fired),
- * too_many_connections (53300) and lock/idle timeouts of the session (25P03).
- */
+/** Besides class 08: shutdown and start-up, query_canceled (our statement_timeout), too_many_connections, 25P03. */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '53300', '25P03']);
 
 // pg and pg-pool raise these as plain Errors without a code.
@@ -62,6 +52,4 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   });
 }
 
-/** How long clients are told to wait before retrying while the database is away. */
-export const DATABASE_RETRY_AFTER_SECONDS = 5;
 export const SERVICE_UNAVAILABLE_MESSAGE = 'Service temporarily unavailable.';

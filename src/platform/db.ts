@@ -2,26 +2,19 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
-import type { AuthTables } from '../modules/auth/tables.ts';
-import type { CatalogTables } from '../modules/catalog/tables.ts';
+import type { Config } from '../config.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Logger } from './logger.ts';
 import { assertStatementMayRun } from './abort.ts';
 import { createPoolAdapter } from './pg-pool.ts';
 
-export type Database = AuthTables & CatalogTables;
-export type Db = Kysely<Database>;
-
 /** Called once per SQL statement sent; tests count statements with it, metrics time them. */
 export type QueryObserver = (event: { sql: string; durationMs: number; failed: boolean }) => void;
 
-export interface DatabaseHandle {
-  db: Db;
-  /** 'postgres' (DATABASE_URL) or 'embedded' (PGlite under DATA_DIR). */
+export interface DatabaseHandle<DB = any> {
+  db: Kysely<DB>;
   kind: 'postgres' | 'embedded';
-  /** Adds an observer of every statement (metrics); returns its removal. */
   observeQueries(observer: QueryObserver): () => void;
-  /** Connections of the pool (PostgreSQL only): metrics read these on scrape. */
   poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
@@ -31,18 +24,28 @@ export interface DatabaseOptions {
   dataDir: string;
   poolSize: number;
   logger: Logger;
-  onQuery?: QueryObserver | undefined;
   connectTimeoutMs?: number | undefined;
   statementTimeoutMs?: number | undefined;
 }
 
-// pg's and PGlite's OIDs for int8 and numeric: both back ends hand these over as
-// strings so that ids and prices never pass through a lossy float on the way in.
+export function databaseOptions(config: Config, logger: Logger, overrides: Partial<DatabaseOptions> = {}): DatabaseOptions {
+  return {
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    logger,
+    ...overrides,
+  };
+}
+
+// int8 and numeric stay strings on both back ends: ids and prices never pass through a lossy float.
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
-function queryObservers(first: QueryObserver | undefined) {
-  const observers = new Set<QueryObserver>(first ? [first] : []);
+function queryObservers() {
+  const observers = new Set<QueryObserver>();
   return {
     log(event: LogEvent) {
       const e = { sql: event.query.sql, durationMs: event.queryDurationMillis, failed: event.level === 'error' };
@@ -58,7 +61,6 @@ function queryObservers(first: QueryObserver | undefined) {
 export const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 2_000;
 
-/** PGlite options shared by every embedded instance (the server's and the tests'). */
 export const PGLITE_OPTIONS = {
   parsers: { [INT8_OID]: (v: string) => v, [NUMERIC_OID]: (v: string) => v },
 };
@@ -67,7 +69,6 @@ export function createPostgresDatabase(options: {
   databaseUrl: string;
   poolSize: number;
   logger: Logger;
-  onQuery?: QueryObserver | undefined;
   connectTimeoutMs?: number | undefined;
   statementTimeoutMs?: number | undefined;
 }): DatabaseHandle {
@@ -78,21 +79,17 @@ export function createPostgresDatabase(options: {
     // Covers both opening a connection and queueing for a free one.
     connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
-    // The server cancels long statements; the client-side timeout, a little
-    // later, catches a network that swallows packets and never answers.
-    // 0 turns both off (migrations: an index build may take minutes).
+    // The client-side timeout, a little later, catches a network that never answers. 0 turns both off (migrations).
     ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 250 } : {}),
     keepAlive: true,
   });
-  // Without a listener, an idle client dropped by the server emits 'error' on
-  // the pool and takes the whole process down.
+  // Without a listener, an idle client dropped by the server takes the whole process down.
   pool.on('error', (err) => options.logger.warn({ err: { message: err.message } }, 'idle database connection lost'));
-  // pg-pool removes its own listener while a client is checked out, so a
-  // connection cut mid-query would emit an unhandled 'error' and kill the
-  // process; the query itself still fails and the request answers 503.
+  // pg-pool drops its own listener while a client is checked out; a connection cut mid-query would kill the
+  // process, while the query itself still fails (503).
   pool.on('connect', (client) => client.on('error', () => {}));
-  const observers = queryObservers(options.onQuery);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPoolAdapter(pool) }), log: observers.log });
+  const observers = queryObservers();
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: createPoolAdapter(pool) }), log: observers.log });
   return {
     db,
     kind: 'postgres',
@@ -105,10 +102,9 @@ export function createPostgresDatabase(options: {
 /** Wraps an open PGlite instance; Kysely serialises access to its single connection. */
 export async function createPGliteDatabase(
   pglite: import('@electric-sql/pglite').PGlite,
-  onQuery?: QueryObserver,
 ): Promise<DatabaseHandle> {
   const { PGliteDialect } = await import('kysely-pglite-dialect');
-  const observers = queryObservers(onQuery);
+  const observers = queryObservers();
   // What the dialect calls of PGlite, with aborted requests' statements refused (abort.ts).
   const client = {
     query: (sqlText: string, parameters?: unknown[]) => {
@@ -117,21 +113,19 @@ export async function createPGliteDatabase(
     },
     close: () => pglite.close(),
   } as unknown as typeof pglite;
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(client), log: observers.log });
+  const db = new Kysely<any>({ dialect: new PGliteDialect(client), log: observers.log });
   return { db, kind: 'embedded', observeQueries: observers.observeQueries, close: () => db.destroy() };
 }
 
-/** PostgreSQL when a URL is configured; otherwise PGlite persisted under dataDir/pglite. */
-export async function createDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+export async function createDatabase<DB = any>(options: DatabaseOptions): Promise<DatabaseHandle<DB>> {
   if (options.databaseUrl) return createPostgresDatabase({ ...options, databaseUrl: options.databaseUrl });
   // Loaded only when used: the WASM module costs memory a PostgreSQL deployment never needs.
   const { PGlite } = await import('@electric-sql/pglite');
   const dir = path.join(options.dataDir, 'pglite');
   await fs.mkdir(dir, { recursive: true });
-  // One process at a time: a second PGlite on the same files would corrupt them.
   const unlock = await lockDataDir(options.dataDir);
   try {
-    const handle = await createPGliteDatabase(await PGlite.create(dir, PGLITE_OPTIONS), options.onQuery);
+    const handle = await createPGliteDatabase(await PGlite.create(dir, PGLITE_OPTIONS));
     return { ...handle, close: () => handle.close().finally(unlock) };
   } catch (err) {
     await unlock();

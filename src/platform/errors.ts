@@ -1,15 +1,10 @@
-import { createGraphQLError } from 'graphql-yoga';
-import { DATABASE_RETRY_AFTER_SECONDS, SERVICE_UNAVAILABLE_MESSAGE } from './db-errors.ts';
+import { SERVICE_UNAVAILABLE_MESSAGE } from './db-errors.ts';
 
-/**
- * The one error vocabulary of the service. Expected outcomes are thrown as one
- * of these (or returned as typed results by services); anything else is masked
- * at the edge as an internal error, so no stack, SQL or SQLSTATE leaves the process.
- */
+// Expected REST outcomes are HttpErrors (or typed results); anything else is masked at the edge.
 
 export type FieldErrors = Record<string, string[]>;
 
-/** A REST failure with the SPEC body `{ success: false, message, errors? }`. */
+/** A REST failure with the body `{ success: false, message, errors? }`. */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -29,34 +24,16 @@ export class HttpError extends Error {
 
 export const UNAUTHENTICATED_MESSAGE = 'Unauthenticated.';
 export const BEARER_CHALLENGE = { 'WWW-Authenticate': 'Bearer' } as const;
+export const NO_STORE = { 'Cache-Control': 'no-store' } as const;
+
+/** Headers of every "come back later" answer: the database away, the service starting or draining. */
+export const RETRY_LATER = { 'Retry-After': '5', ...NO_STORE } as const;
 
 export function unauthenticatedHttpError(): HttpError {
   // no-store: the answers of token routes must never be cached, refusals included.
-  return new HttpError(401, UNAUTHENTICATED_MESSAGE, { headers: { ...BEARER_CHALLENGE, 'Cache-Control': 'no-store' } });
+  return new HttpError(401, UNAUTHENTICATED_MESSAGE, { headers: { ...BEARER_CHALLENGE, ...NO_STORE } });
 }
 
-export function unauthenticatedGraphQLError() {
-  return createGraphQLError(UNAUTHENTICATED_MESSAGE, {
-    extensions: { code: 'UNAUTHENTICATED', http: { status: 401, headers: { ...BEARER_CHALLENGE } } },
-  });
-}
-
-export function badUserInputError(message: string) {
-  return createGraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
-}
-
-/** The database is away: a retryable 503 for REST (SPEC envelope) and GraphQL alike. */
-export function serviceUnavailableHttpError(): HttpError {
-  return new HttpError(503, SERVICE_UNAVAILABLE_MESSAGE, {
-    headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
-  });
-}
-
-export function serviceUnavailableGraphQLError() {
-  return createGraphQLError(SERVICE_UNAVAILABLE_MESSAGE, {
-    extensions: {
-      code: 'SERVICE_UNAVAILABLE',
-      http: { status: 503, headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) } },
-    },
-  });
+export function serviceUnavailableHttpError(message = SERVICE_UNAVAILABLE_MESSAGE): HttpError {
+  return new HttpError(503, message, { headers: { ...RETRY_LATER } });
 }

@@ -3,10 +3,7 @@ import { requestContext } from './request-context.ts';
 
 export type Logger = PinoLogger;
 
-/**
- * Secrets never reach a log line: these paths are censored wherever a caller
- * passes them in by mistake.
- */
+/** Censored wherever a caller passes them in by mistake: secrets never reach a log line. */
 export const REDACTED_PATHS = [
   'password',
   '*.password',
@@ -21,7 +18,6 @@ export const REDACTED_PATHS = [
   'req.headers.cookie',
 ];
 
-/** Every line written while a request is served carries its id. */
 const withRequestId = () => {
   const store = requestContext.getStore();
   return store ? { reqId: store.reqId } : {};

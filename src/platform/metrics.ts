@@ -1,18 +1,13 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { QueryObserver } from './db.ts';
 
-/**
- * Prometheus metrics of one app. Each app has its own Registry (not prom-client's
- * global one) so that two apps in one process, as in the tests, keep apart.
- */
+// Each app has its own Registry, not prom-client's global one, so two apps in one process (tests) keep apart.
 
 const SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** GraphQL operation names are chosen by clients: bound the label set so nobody can blow it up. */
 const MAX_OPERATION_NAMES = 200;
 const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
-
-export type LoginOutcome = 'ok' | 'failed' | 'throttled' | 'invalid' | 'unavailable' | 'error';
 
 export interface RequestObservation {
   method: string;
@@ -26,8 +21,6 @@ export interface Metrics {
   registry: Registry;
   observeRequest(o: RequestObservation): void;
   observeQuery: QueryObserver;
-  countLogin(outcome: LoginOutcome): void;
-  /** The pool to report on scrape (PostgreSQL only). */
   watchPool(stats: () => { total: number; idle: number; waiting: number }): void;
 }
 
@@ -60,14 +53,6 @@ export function createMetrics(): Metrics {
     buckets: SECONDS_BUCKETS,
     registers: [registry],
   });
-  const logins = new Counter({
-    name: 'auth_logins_total',
-    help: 'Login attempts by outcome: ok, failed (bad credentials), throttled, invalid (bad request), unavailable (503), error.',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-  });
-  for (const outcome of ['ok', 'failed', 'throttled'] as const) logins.inc({ outcome }, 0);
-
   let poolStats: (() => { total: number; idle: number; waiting: number }) | undefined;
   const poolGauge = (name: string, help: string, pick: (s: { total: number; idle: number; waiting: number }) => number) =>
     new Gauge({
@@ -104,9 +89,6 @@ export function createMetrics(): Metrics {
         { statement: statementKind(event.sql), outcome: event.failed ? 'error' : 'ok' },
         event.durationMs / 1000,
       );
-    },
-    countLogin(outcome) {
-      logins.inc({ outcome });
     },
     watchPool(stats) {
       poolStats = stats;

@@ -5,11 +5,7 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider, type Mig
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../db/migrations', import.meta.url));
 
-/**
- * Kysely's FileMigrationProvider, but importing from this module: its import()
- * then runs through whatever loader runs the app (tsx, vitest), so migrations can
- * stay TypeScript files without a build step.
- */
+// Kysely's FileMigrationProvider, but import() runs from here, through the app's loader (tsx, vitest): no build step.
 const fileProvider: MigrationProvider = {
   async getMigrations() {
     const files = (await fs.readdir(MIGRATIONS_DIR))
@@ -28,11 +24,7 @@ function createMigrator(db: Kysely<any>): Migrator {
   return new Migrator({ db, provider: fileProvider });
 }
 
-/**
- * Applies every pending migration. Kysely's Migrator runs them in one
- * transaction behind a PostgreSQL advisory lock, so two processes starting at
- * once apply each migration exactly once and a failure leaves nothing half-done.
- */
+/** One transaction behind an advisory lock: concurrent starts apply each migration once; a failure leaves nothing. */
 export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {
   const result = await createMigrator(db).migrateToLatest();
   if (result.error) {
@@ -44,7 +36,6 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultS
   return result;
 }
 
-/** True when every migration on disk has been applied; /ready asks this. */
 export async function hasPendingMigrations(db: Kysely<any>): Promise<boolean> {
   const migrations = await createMigrator(db).getMigrations();
   return migrations.some((m) => m.executedAt === undefined);

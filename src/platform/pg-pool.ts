@@ -6,13 +6,7 @@ type QueryClient = Pick<pg.PoolClient, 'query' | 'release'>;
 type BackendClient = pg.PoolClient & { processID: number; secretKey: number; host: string; port: number };
 type CancelConnection = NodeJS.EventEmitter & { connect(portOrPath: number | string, host?: string): void; cancel(pid: number, key: number): void };
 
-/**
- * Asks the server to cancel what a backend is running, over a connection of its
- * own (PostgreSQL's CancelRequest, as pg's Client#cancel sends it): it works
- * even when every pooled connection is busy. The statement fails with
- * query_canceled. pg's own cancel reads a deprecated property; the request is
- * two lines of its Connection.
- */
+/** CancelRequest on a connection of its own, so it works with every pooled connection busy (pg's own cancel is deprecated). */
 function sendCancelRequest(client: BackendClient): void {
   const connection = new (pg as unknown as { Connection: new () => CancelConnection }).Connection();
   // Fire and forget: a failed cancel only leaves the statement to its timeout.
@@ -23,18 +17,12 @@ function sendCancelRequest(client: BackendClient): void {
   else connection.connect(client.port, client.host);
 }
 
-/**
- * The pg pool as Kysely's PostgresDialect uses it, with two changes: registered
- * SQL texts go out as named prepared statements (prepared.ts), and the
- * statements of an aborted request are refused before they start or cancelled
- * while they run, so a request cut off by its deadline frees its connection.
- */
+/** pg's pool for Kysely, plus named prepared statements and an aborted request's statements refused or cancelled. */
 export function createPoolAdapter(pool: pg.Pool) {
   // Kysely keys its connection objects by client: hand out one wrapper per pg client.
   const wrappers = new WeakMap<pg.PoolClient, QueryClient>();
   function wrap(client: pg.PoolClient): QueryClient {
-    // A cancel can land after its statement ended; a backend that was sent one
-    // is therefore never reused, so it cannot cancel another request's statement.
+    // A cancel can land after its statement ended: a backend sent one is never reused, lest it cancel another's.
     let cancelSent = false;
     return {
       query: ((text: string, values?: unknown[]) => {
@@ -53,8 +41,7 @@ export function createPoolAdapter(pool: pg.Pool) {
         }
         return running;
       }) as pg.PoolClient['query'],
-      // pg-pool replaces release() on every checkout: look it up at call time.
-      // release(true) makes the pool close the connection instead of keeping it.
+      // pg-pool replaces release() on every checkout: look it up at call time. release(true) closes the connection.
       release: (err?: Error | boolean) => client.release(err ?? (cancelSent || undefined)),
     };
   }

@@ -1,21 +1,8 @@
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 
-/**
- * Named prepared statements for the hot queries (token lookup, catalog levels).
- *
- * A hot query is built with Kysely once, on first use; afterwards each call only
- * binds new parameters to the same SQL text, so neither Kysely's builder and
- * compiler (in Node) nor PostgreSQL's parser and planner (per statement) run per
- * request. On PostgreSQL the pool adapter (pg-pool.ts) sends registered texts as named
- * statements, which pg prepares once per connection; PGlite executes the same
- * text unnamed. Statements still go through Kysely's executor, so its log (the
- * tests' statement counter) sees every one.
- *
- * Prepared statements are per connection and name only their SQL text: a
- * migration that changes the type of a selected column makes PostgreSQL replan,
- * or fail with "cached plan must not change result type" until the connection
- * is recycled; additive migrations are safe.
- */
+// Hot queries are built with Kysely once and then only bind parameters; pg-pool.ts sends them as named statements,
+// prepared once per connection, still through Kysely's executor so its log sees each one. A migration that
+// changes a selected column's type may fail them ("cached plan must not change result type") until connections recycle.
 
 const statementNames = new Map<string, string>();
 
@@ -29,11 +16,7 @@ export interface PreparedQuery<Row> {
   execute(db: Kysely<any>, parameters: readonly unknown[]): Promise<Row[]>;
 }
 
-/**
- * A query whose text is fixed and whose parameters are given positionally, in the
- * order the built query uses them ($1, $2, ...). `build` is called once, on first
- * use; the values it puts where parameters go are placeholders only.
- */
+/** Parameters are positional, in the built query's order ($1, $2...); `build` runs once and its values are placeholders. */
 export function preparedQuery<Row>(
   name: string,
   build: (db: Kysely<any>) => Compilable<Row> | CompiledQuery<Row>,
@@ -56,7 +39,6 @@ export function preparedQuery<Row>(
   };
 }
 
-/** The name a registered SQL text is prepared under, if any. */
 export function preparedStatementName(sqlText: string): string | undefined {
   return statementNames.get(sqlText);
 }

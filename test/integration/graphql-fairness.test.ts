@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedCatalog } from '../../db/seeds/catalog.ts';
@@ -90,6 +91,34 @@ describe('per-token fairness with keep-alive', () => {
       }
       agent.destroy();
       expect(statuses).toEqual(Array(20).fill(200));
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('per-token fairness when clients leave', () => {
+  it('a client gone during authentication gives its slot back', async () => {
+    const t = await startTestApp({ env: { GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: '1' } });
+    try {
+      const token = await tokenFor(t);
+      const body = JSON.stringify({ query: '{ __typename }' });
+      const url = new URL(t.url);
+      for (let i = 0; i < 5; i++) {
+        await new Promise<void>((resolve) => {
+          const socket = net.connect(Number(url.port), url.hostname, () => {
+            socket.end(
+              `POST /graphql HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
+                `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+            );
+            socket.destroy();
+            resolve();
+          });
+        });
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      const res = await postGraphQL(t, token, { query: '{ __typename }' });
+      expect(res.status).toBe(200);
     } finally {
       await t.close();
     }

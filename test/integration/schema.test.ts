@@ -11,8 +11,8 @@ import {
   type IntrospectionQuery,
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateResolverTypes, RESOLVER_TYPES_FILE } from '../../scripts/codegen.ts';
-import { buildSchema } from '../../src/graphql/schema.ts';
+import { generateResolverTypes, resolverTypesFile } from '../../scripts/codegen.ts';
+import { serviceSchema } from '../../src/modules/index.ts';
 import { PRINTED_SCHEMA_FILE, printSchemaFile } from '../../src/graphql/sdl.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
@@ -29,7 +29,7 @@ const committed = () => fs.readFileSync(PRINTED_SCHEMA_FILE, 'utf8');
 
 describe('the printed schema (schema.graphql)', () => {
   it('is what schema/ builds: run `npm run schema:print` after editing schema/', () => {
-    expect(printSchemaFile(buildSchema())).toBe(committed());
+    expect(printSchemaFile(serviceSchema())).toBe(committed());
   });
 
   it('is what the running service serves over introspection, descriptions included', async () => {
@@ -55,7 +55,7 @@ describe('descriptions', () => {
     name.startsWith('_') || name.startsWith('federation__') || name.startsWith('link__');
 
   it('every type, field, argument and enum value defined in schema/ has one', () => {
-    const schema = buildSchema();
+    const schema = serviceSchema();
     const missing: string[] = [];
     const need = (where: string, description: string | null | undefined) => {
       if (!description?.trim()) missing.push(where);
@@ -81,7 +81,7 @@ describe('descriptions', () => {
   });
 
   it('the check covers the public types (it would notice a missing description)', () => {
-    const schema = buildSchema();
+    const schema = serviceSchema();
     const product = schema.getType('Product');
     expect(isObjectType(product) && getNamedType(product.getFields().steps!.type).name).toBe('Step');
     expect(Object.keys(schema.getTypeMap())).toEqual(
@@ -92,6 +92,6 @@ describe('descriptions', () => {
 
 describe('generated resolver types', () => {
   it('are up to date with schema/: run `npm run codegen` after editing schema/', async () => {
-    expect(await generateResolverTypes()).toBe(fs.readFileSync(RESOLVER_TYPES_FILE, 'utf8'));
+    expect(await generateResolverTypes('catalog')).toBe(fs.readFileSync(resolverTypesFile('catalog'), 'utf8'));
   });
 });

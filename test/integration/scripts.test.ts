@@ -6,7 +6,8 @@ import { loadConfig } from '../../src/config.ts';
 import { insertToken } from '../../src/modules/auth/repository.ts';
 import { createAuthService } from '../../src/modules/auth/service.ts';
 import { generateSecret, hashSecret } from '../../src/modules/auth/token.ts';
-import type { Db } from '../../src/platform/db.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/modules/index.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { MIGRATIONS_DIR } from '../../src/platform/migrate.ts';
 import { createCliTarget, type CliTarget } from '../support/cli.ts';
@@ -27,7 +28,7 @@ afterAll(async () => {
   await Promise.all([a?.drop(), b?.drop()]);
 });
 
-async function withOpen<T>(target: CliTarget, fn: (db: Db) => Promise<T>): Promise<T> {
+async function withOpen<T>(target: CliTarget, fn: (db: Kysely<Database>) => Promise<T>): Promise<T> {
   const handle = await target.open();
   try {
     return await fn(handle.db);
@@ -36,7 +37,7 @@ async function withOpen<T>(target: CliTarget, fn: (db: Db) => Promise<T>): Promi
   }
 }
 
-async function count(db: Db, table: 'products' | 'steps' | 'components' | 'customisations'): Promise<number> {
+async function count(db: Kysely<Database>, table: 'products' | 'steps' | 'components' | 'customisations'): Promise<number> {
   const row = await db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -45,7 +46,7 @@ async function count(db: Db, table: 'products' | 'steps' | 'components' | 'custo
 }
 
 /** The whole catalogue in a stable order, without ids (which depend on the database's sequences). */
-async function snapshot(db: Db) {
+async function snapshot(db: Kysely<Database>) {
   const products = await db.selectFrom('products').select(['sku', 'name']).orderBy('sku').execute();
   const customisations = await db
     .selectFrom('customisations as c')

@@ -92,3 +92,33 @@ describe('npm start on the embedded database', () => {
     expect(await stop(second.child)).toBe(0);
   }, 300_000);
 });
+
+describe('npm start on a tree that was never built', () => {
+  it('compiles dist/ first, then serves from it', async () => {
+    const tree = await fs.mkdtemp(path.join(os.tmpdir(), 'pcs-build-'));
+    try {
+      for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'db', 'schema', 'scripts/build.mjs']) {
+        await fs.cp(path.join(root, entry), path.join(tree, entry), { recursive: true });
+      }
+      await fs.symlink(path.join(root, 'node_modules'), path.join(tree, 'node_modules'));
+      const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: path.join(tree, '.data'), PORT: '0', LOG_LEVEL: 'warn' };
+      delete env.DATABASE_URL;
+      // Its own process group: npm runs the service as a grandchild, and the signal must reach it.
+      const child = spawn('npm', ['start'], { cwd: tree, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      children.push(child);
+      let out = '';
+      child.stdout!.on('data', (d) => (out += d));
+      child.stderr!.on('data', (d) => (out += d));
+      await expect
+        .poll(() => out, { timeout: 120_000, interval: 200 })
+        .toContain('GraphiQL:');
+      await expect(fs.stat(path.join(tree, 'dist/src/main.js'))).resolves.toBeTruthy();
+      await expect(fs.stat(path.join(tree, 'dist/schema/catalog/product.graphql'))).resolves.toBeTruthy();
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      process.kill(-child.pid!, 'SIGTERM');
+      await exited;
+    } finally {
+      await fs.rm(tree, { recursive: true, force: true });
+    }
+  }, 300_000);
+});

@@ -62,7 +62,7 @@ export async function startTestApp(
     async createUser(input = {}) {
       const email = input.email ?? `user${++userCounter}-${process.pid}@example.com`;
       const password = input.password ?? `pw-${Math.random().toString(36).slice(2)}-long-enough`;
-      const user = await app.auth.createUser({
+      const user = await app.modules.auth.service.createUser({
         name: input.name ?? 'Test User',
         email,
         password,

@@ -45,8 +45,8 @@ export async function createTestDatabase(options: { statementTimeoutMs?: number 
       poolSize: 10,
       statementTimeoutMs: options.statementTimeoutMs,
       logger: createLogger('silent'),
-      onQuery: queries.record,
     });
+    handle.observeQueries(queries.record);
     return {
       handle,
       queries,
@@ -60,6 +60,7 @@ export async function createTestDatabase(options: { statementTimeoutMs?: number 
   const { PGlite } = await import('@electric-sql/pglite');
   const dump = new Blob([await fs.readFile(info.dumpFile)]);
   const pglite = await PGlite.create({ ...PGLITE_OPTIONS, loadDataDir: dump });
-  const handle = await createPGliteDatabase(pglite, queries.record);
+  const handle = await createPGliteDatabase(pglite);
+  handle.observeQueries(queries.record);
   return { handle, queries, url: undefined, drop: () => handle.close() };
 }

@@ -6,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { createPGliteDatabase, createPostgresDatabase, PGLITE_OPTIONS } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { migrateToLatest } from '../../src/platform/migrate.ts';
+import { ensureBuilt } from '../../scripts/lib/start-command.ts';
 import { createScratchDatabase } from './scratch-database.ts';
 
 /**
@@ -23,6 +24,8 @@ declare module 'vitest' {
 const logger = createLogger('silent');
 
 export default async function setup(project: TestProject) {
+  // Tests that start the real process run dist/, as `npm start` does.
+  ensureBuilt();
   const url = process.env.DATABASE_URL;
   if (url) {
     const scratch = await createScratchDatabase(url, `pcs_template_${randomBytes(4).toString('hex')}`);

@@ -1,12 +1,6 @@
-/**
- * Bounds password work: whole login attempts and other hashing. Each argon2 hash or
- * verify holds ~19 MiB and a libuv thread for tens of milliseconds, and a login
- * also holds database connections (its throttle row is shared by every login from
- * one IP); a burst left unbounded would take every thread-pool thread and every
- * pooled connection, stalling GraphQL. At most `concurrency` run at once, at most
- * `maxQueue` wait, none waits longer than `maxWaitMs`; the rest are refused at once
- * with HashBusyError, which the login route answers with 503 and Retry-After.
- */
+// Each argon2 hash holds 19 MiB and a libuv thread, and a login also holds database connections: unbounded, a
+// burst would take every pool thread and connection and stall GraphQL. Past `concurrency` running, `maxQueue`
+// waiting or `maxWaitMs`, HashBusyError (503 with Retry-After).
 
 export class HashBusyError extends Error {
   constructor() {
@@ -17,7 +11,6 @@ export class HashBusyError extends Error {
 
 export interface HashLimiter {
   run<T>(task: () => Promise<T>): Promise<T>;
-  /** Running and waiting tasks, for diagnostics. */
   readonly stats: { running: number; waiting: number };
 }
 
@@ -26,8 +19,7 @@ export function createHashLimiter(options: { concurrency: number; maxQueue: numb
   let running = 0;
   const waiting: { start: () => void; timer: NodeJS.Timeout }[] = [];
 
-  // A finished task hands its slot straight to the oldest waiter, so `running`
-  // never drops below the bound while anyone waits.
+  // A finished task hands its slot straight to the oldest waiter: `running` stays at the bound while anyone waits.
   function release(): void {
     const next = waiting.shift();
     if (next) {

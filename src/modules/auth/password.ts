@@ -3,11 +3,7 @@ import { hash, verify, type Algorithm } from '@node-rs/argon2';
 // Algorithm is an ambient const enum, which isolated modules cannot read; 2 is its Argon2id.
 const ARGON2ID = 2 as Algorithm;
 
-/**
- * Password hashing parameters, in one place. argon2id at OWASP's recommended
- * minimum or above (m = 19 MiB, t = 2, p = 1). A stored hash made with other
- * parameters is upgraded on the next successful login (see needsRehash).
- */
+/** OWASP's argon2id minimum or above; hashes with other parameters are upgraded on the next login (needsRehash). */
 export const PASSWORD_HASH_PARAMS = {
   algorithm: ARGON2ID,
   memoryCost: 19_456, // KiB
@@ -28,7 +24,6 @@ export async function verifyPassword(phc: string, password: string): Promise<boo
   }
 }
 
-/** True when a PHC string was made with parameters other than the current ones. */
 export function needsRehash(phc: string): boolean {
   const match = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$/.exec(phc);
   if (!match) return true;
@@ -41,10 +36,7 @@ export function needsRehash(phc: string): boolean {
 
 let dummyHash: Promise<string> | undefined;
 
-/**
- * A hash of a random password with the current parameters, verified against when
- * the email is unknown so that unknown users cost the same time as wrong passwords.
- */
+/** Verified against for unknown emails, so they cost the same time as wrong passwords. */
 export function getDummyHash(): Promise<string> {
   dummyHash ??= hashPassword(`dummy-${Math.random()}-${Date.now()}`);
   return dummyHash;

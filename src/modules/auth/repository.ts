@@ -1,8 +1,6 @@
 import { sql } from 'kysely';
-import type { Db } from '../../platform/db.ts';
+import type { AuthDb } from './tables.ts';
 import { preparedQuery } from '../../platform/prepared.ts';
-
-// All authentication SQL: users, personal access tokens and the login throttle.
 
 export interface UserRow {
   id: string;
@@ -45,7 +43,7 @@ export class DuplicateEmailError extends Error {
 
 const UNIQUE_VIOLATION = '23505';
 
-export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+export async function findUserByEmail(db: AuthDb, email: string): Promise<UserRow | undefined> {
   return db
     .selectFrom('users')
     .select(['id', 'name', 'email', 'password_hash', 'is_admin', 'created_at'])
@@ -54,7 +52,7 @@ export async function findUserByEmail(db: Db, email: string): Promise<UserRow | 
 }
 
 export async function insertUser(
-  db: Db,
+  db: AuthDb,
   user: { name: string; email: string; passwordHash: string; isAdmin: boolean },
 ): Promise<UserRow> {
   try {
@@ -69,7 +67,7 @@ export async function insertUser(
   }
 }
 
-export async function updatePasswordHash(db: Db, userId: string, passwordHash: string): Promise<void> {
+export async function updatePasswordHash(db: AuthDb, userId: string, passwordHash: string): Promise<void> {
   await db
     .updateTable('users')
     .set({ password_hash: passwordHash, updated_at: sql`now()` })
@@ -78,7 +76,7 @@ export async function updatePasswordHash(db: Db, userId: string, passwordHash: s
 }
 
 export async function insertToken(
-  db: Db,
+  db: AuthDb,
   token: { userId: string; name: string; tokenHash: string; expiresAt: Date | null },
 ): Promise<TokenRow> {
   return db
@@ -88,7 +86,7 @@ export async function insertToken(
     .executeTakeFirstOrThrow();
 }
 
-const tokenWithUser = preparedQuery<TokenWithUserRow>('auth_token_with_user', (db: Db) =>
+const tokenWithUser = preparedQuery<TokenWithUserRow>('auth_token_with_user', (db: AuthDb) =>
   db
     .selectFrom('personal_access_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
@@ -107,16 +105,13 @@ const tokenWithUser = preparedQuery<TokenWithUserRow>('auth_token_with_user', (d
     .where('t.id', '=', '0'),
 );
 
-/**
- * The one statement an authenticated request costs: the token row and its user, by
- * token id. A named prepared statement on PostgreSQL, as it runs on every request.
- */
-export async function findTokenWithUser(db: Db, tokenId: string): Promise<TokenWithUserRow | undefined> {
+/** The one statement every authenticated request costs, hence prepared. */
+export async function findTokenWithUser(db: AuthDb, tokenId: string): Promise<TokenWithUserRow | undefined> {
   return (await tokenWithUser.execute(db, [tokenId]))[0];
 }
 
 /** Records use at most once a minute per token: the WHERE makes concurrent touches a no-op. */
-export async function touchTokenLastUsed(db: Db, tokenId: string): Promise<void> {
+export async function touchTokenLastUsed(db: AuthDb, tokenId: string): Promise<void> {
   await db
     .updateTable('personal_access_tokens')
     .set({ last_used_at: sql`now()` })
@@ -127,17 +122,14 @@ export async function touchTokenLastUsed(db: Db, tokenId: string): Promise<void>
     .execute();
 }
 
-export async function deleteToken(db: Db, tokenId: string): Promise<boolean> {
+export async function deleteToken(db: AuthDb, tokenId: string): Promise<boolean> {
   const result = await db.deleteFrom('personal_access_tokens').where('id', '=', tokenId).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
-/**
- * Deletes one token, only if it belongs to ownerId (when given): a user revoking
- * someone else's token matches nothing. Returns the owner of the deleted token.
- */
+/** With ownerId, another user's token matches nothing; returns the deleted token's owner. */
 export async function deleteTokenOwnedBy(
-  db: Db,
+  db: AuthDb,
   tokenId: string,
   ownerId: string | undefined,
 ): Promise<{ user_id: string } | undefined> {
@@ -146,7 +138,7 @@ export async function deleteTokenOwnedBy(
   return query.returning(['user_id']).executeTakeFirst();
 }
 
-export async function findTokens(db: Db, filter: { userId?: string } = {}): Promise<(TokenRow & { email: string })[]> {
+export async function findTokens(db: AuthDb, filter: { userId?: string } = {}): Promise<(TokenRow & { email: string })[]> {
   let query = db
     .selectFrom('personal_access_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
@@ -156,12 +148,9 @@ export async function findTokens(db: Db, filter: { userId?: string } = {}): Prom
   return query.execute();
 }
 
-/**
- * Deletes tokens expired for at least `hours` hours, by their own expires_at or by
- * the instance-wide lifetime (created before now - lifetime). Returns how many.
- */
+/** Tokens expired for at least `hours`, by their own expires_at or by the instance-wide lifetime. */
 export async function deleteExpiredTokens(
-  db: Db,
+  db: AuthDb,
   { hours, lifetimeMinutes }: { hours: number; lifetimeMinutes: number | undefined },
 ): Promise<number> {
   const result = await db
@@ -179,16 +168,12 @@ export async function deleteExpiredTokens(
   return Number(result.numDeletedRows);
 }
 
-export async function countUsers(db: Db): Promise<number> {
+export async function countUsers(db: AuthDb): Promise<number> {
   const row = await db
     .selectFrom('users')
     .select((eb) => eb.fn.countAll<string>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
-}
-
-export async function deleteUser(db: Db, userId: string): Promise<void> {
-  await db.deleteFrom('users').where('id', '=', userId).execute();
 }
 
 export interface ThrottleHit {
@@ -202,14 +187,10 @@ export interface ThrottleHit {
 const THROTTLE_SWEEP_BATCH = 100;
 
 /**
- * Counts one login attempt in each bucket, atomically, and returns the new counts.
- * A bucket is a fixed window from its first hit: a hit on an expired bucket starts
- * a new window at 1. The same statement deletes a batch of other expired buckets
- * (SKIP LOCKED, so concurrent logins never wait on each other's sweep), which keeps
- * the table small without a cron. All times come from the database's clock, so
- * instances with skewed clocks still share one window.
+ * Atomic, in fixed windows from a bucket's first hit. The same statement sweeps other expired buckets (SKIP LOCKED:
+ * logins never wait on each other's sweep); times come from the database's clock, so skewed instances share a window.
  */
-export async function hitLoginThrottle(db: Db, keys: readonly string[], decaySeconds: number): Promise<ThrottleHit[]> {
+export async function hitLoginThrottle(db: AuthDb, keys: readonly string[], decaySeconds: number): Promise<ThrottleHit[]> {
   const keyList = sql.join(keys.map((k) => sql`${k}`));
   const rows = keys.map((k) => sql`(${k}, 1, now() + ${decaySeconds}::int * interval '1 second')`);
   const result = await sql<ThrottleHit>`
@@ -234,7 +215,7 @@ export async function hitLoginThrottle(db: Db, keys: readonly string[], decaySec
 }
 
 /** Takes back one counted attempt from each live bucket (an attempt that did not verify a password). */
-export async function releaseLoginThrottle(db: Db, keys: readonly string[]): Promise<void> {
+export async function releaseLoginThrottle(db: AuthDb, keys: readonly string[]): Promise<void> {
   await db
     .updateTable('login_throttle')
     .set({ hits: sql`hits - 1` })
@@ -244,6 +225,6 @@ export async function releaseLoginThrottle(db: Db, keys: readonly string[]): Pro
     .execute();
 }
 
-export async function clearLoginThrottle(db: Db, key: string): Promise<void> {
+export async function clearLoginThrottle(db: AuthDb, key: string): Promise<void> {
   await db.deleteFrom('login_throttle').where('key', '=', key).execute();
 }

@@ -1,24 +1,38 @@
 import type { ServerResponse } from 'node:http';
+import { Counter, type Registry } from 'prom-client';
 import { z } from 'zod';
 import { readObjectBody } from '../../http/body.ts';
 import { sendJson } from '../../http/respond.ts';
-import type { Route } from '../../http/router.ts';
-import { HttpError, type FieldErrors } from '../../platform/errors.ts';
+import type { Route, RouteContext } from '../../http/router.ts';
+import { isDatabaseUnavailable } from '../../platform/db-errors.ts';
+import { HttpError, NO_STORE, type FieldErrors } from '../../platform/errors.ts';
+import { parseRowId } from '../../platform/ids.ts';
 import { presentUser, type AuthService, type TokenSummary } from './service.ts';
 
-/** Login, logout and the token routes; bodies as the original service shaped them. */
+// Bodies as the original service shaped them.
 
 const REST_BODY_LIMIT = 16 * 1024;
 const MAX_PASSWORD_BYTES = 1024;
-const NO_STORE = { 'Cache-Control': 'no-store' };
-/** A token id as the database could hold it; anything else names no token. */
-const TOKEN_ID = /^[1-9][0-9]{0,18}$/;
-const MAX_TOKEN_ID = 9223372036854775807n;
 
-/**
- * Tokens and credentials must never sit in a cache. Set before anything can fail,
- * so error answers (422, 429, 404 ...) carry it too: writeHead merges it in.
- */
+type LoginOutcome = 'ok' | 'failed' | 'throttled' | 'invalid' | 'unavailable' | 'error';
+
+function createLoginCounter(registry: Registry) {
+  const logins = new Counter({
+    name: 'auth_logins_total',
+    help: 'Login attempts by outcome: ok, failed (bad credentials), throttled, invalid (bad request), unavailable (503: database away, hashing at capacity), error.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  for (const outcome of ['ok', 'failed', 'throttled'] as const) logins.inc({ outcome }, 0);
+  return (outcome: LoginOutcome) => logins.inc({ outcome });
+}
+
+function failedLoginOutcome(err: unknown): LoginOutcome {
+  if (err instanceof HttpError) return err.status < 500 ? 'invalid' : 'unavailable';
+  return isDatabaseUnavailable(err) ? 'unavailable' : 'error';
+}
+
+/** Set before anything can fail, so error answers carry it too (writeHead merges it in). */
 function noStore(res: ServerResponse): void {
   res.setHeader('Cache-Control', 'no-store');
 }
@@ -64,34 +78,46 @@ export function validationError(issues: readonly z.core.$ZodIssue[]): HttpError 
   return new HttpError(422, message, { errors });
 }
 
-export function createAuthRoutes(auth: AuthService): Route[] {
-  return [
-    {
-      method: 'POST',
-      path: '/api/v1/login',
-      auth: false,
-      async handle({ req, res, ip }) {
-        noStore(res);
-        const parsed = loginSchema.safeParse(await readObjectBody(req, REST_BODY_LIMIT));
-        if (!parsed.success) throw validationError(parsed.error.issues);
-        const result = await auth.login({ ...parsed.data, ip });
-        if (!result.ok) {
-          switch (result.reason) {
-            case 'invalid-credentials':
-              throw new HttpError(401, 'Invalid credentials.', { headers: NO_STORE });
-            case 'throttled':
-              throw new HttpError(429, 'Too Many Attempts.', {
-                headers: { ...NO_STORE, 'Retry-After': String(result.retryAfterSeconds) },
-              });
-            case 'busy':
-              throw new HttpError(503, 'Too many logins at once. Please retry shortly.', {
-                headers: { ...NO_STORE, 'Retry-After': String(result.retryAfterSeconds) },
-              });
-          }
-        }
+export function createAuthRoutes(auth: AuthService, registry: Registry): Route[] {
+  const countLogin = createLoginCounter(registry);
+
+  async function login({ req, res, ip }: RouteContext): Promise<void> {
+    noStore(res);
+    let outcome: LoginOutcome | undefined;
+    try {
+      const parsed = loginSchema.safeParse(await readObjectBody(req, REST_BODY_LIMIT));
+      if (!parsed.success) throw validationError(parsed.error.issues);
+      const result = await auth.login({ ...parsed.data, ip });
+      if (result.ok) {
+        outcome = 'ok';
         sendJson(res, 200, { success: true, data: { token: result.token, user: presentUser(result.user) } }, NO_STORE);
-      },
-    },
+        return;
+      }
+      switch (result.reason) {
+        case 'invalid-credentials':
+          outcome = 'failed';
+          throw new HttpError(401, 'Invalid credentials.', { headers: NO_STORE });
+        case 'throttled':
+          outcome = 'throttled';
+          throw new HttpError(429, 'Too Many Attempts.', {
+            headers: { ...NO_STORE, 'Retry-After': String(result.retryAfterSeconds) },
+          });
+        case 'busy':
+          outcome = 'unavailable';
+          throw new HttpError(503, 'Too many logins at once. Please retry shortly.', {
+            headers: { ...NO_STORE, 'Retry-After': String(result.retryAfterSeconds) },
+          });
+      }
+    } catch (err) {
+      outcome ??= failedLoginOutcome(err);
+      throw err;
+    } finally {
+      countLogin(outcome ?? 'error');
+    }
+  }
+
+  return [
+    { method: 'POST', path: '/api/v1/login', auth: false, handle: login },
     {
       method: 'POST',
       path: '/api/v1/logout',
@@ -114,13 +140,13 @@ export function createAuthRoutes(auth: AuthService): Route[] {
     },
     {
       method: 'DELETE',
-      path: /^\/api\/v1\/tokens\/(?<id>[^/]+)$/,
+      path: '/api/v1/tokens/:id',
       auth: true,
       async handle({ res, session, params, ip }) {
         noStore(res);
-        const id = params.id ?? '';
+        const id = parseRowId(params.id ?? '');
         // Not a possible id, not theirs, or gone: all the same 404, so ids of other users' tokens stay unknown.
-        const revoked = TOKEN_ID.test(id) && BigInt(id) <= MAX_TOKEN_ID && (await auth.revokeToken(session!, id, ip));
+        const revoked = id !== null && (await auth.revokeToken(session!, id, ip));
         if (!revoked) throw new HttpError(404, 'Token not found.', { headers: NO_STORE });
         sendJson(res, 200, { success: true, message: 'Token revoked.' }, NO_STORE);
       },

@@ -1,5 +1,6 @@
 import type { Config } from '../../config.ts';
-import type { Db } from '../../platform/db.ts';
+import type { AuthDb } from './tables.ts';
+import type { Session, SessionUser } from '../../platform/session.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { createHashLimiter, HashBusyError } from './hash-limiter.ts';
 import { getDummyHash, hashPassword, needsRehash, verifyPassword } from './password.ts';
@@ -8,57 +9,37 @@ import {
   deleteToken,
   deleteTokenOwnedBy,
   findTokens,
-  findTokenWithUser,
   findUserByEmail,
   hitLoginThrottle,
   insertToken,
   insertUser,
   releaseLoginThrottle,
-  touchTokenLastUsed,
   updatePasswordHash,
   type TokenRow,
   type UserRow,
 } from './repository.ts';
 import { throttleKeys, throttleVerdict } from './throttle.ts';
-import { formatBearerToken, generateSecret, hashSecret, parseBearerHeader, secretMatchesHash } from './token.ts';
-
-export interface SessionUser {
-  id: string;
-  name: string;
-  email: string;
-  isAdmin: boolean;
-  createdAt: Date;
-}
-
-/** Who is calling, resolved once per request and shared by REST and GraphQL. */
-export interface Session {
-  tokenId: string;
-  user: SessionUser;
-}
+import { tokenExpiry } from './authenticate.ts';
+import { formatBearerToken, generateSecret, hashSecret } from './token.ts';
 
 export type LoginResult =
   | { ok: true; token: string; user: SessionUser }
   | { ok: false; reason: 'invalid-credentials' }
-  /** Too many failures for this email and IP, or for this IP: retry after that many seconds. */
   | { ok: false; reason: 'throttled'; retryAfterSeconds: number }
   /** Logins at capacity (see the hashing limiter); nothing was counted against the caller. */
   | { ok: false; reason: 'busy'; retryAfterSeconds: number };
 
-/** A token as its owner sees it in GET /api/v1/tokens. */
 export interface TokenSummary {
   id: string;
   name: string;
   createdAt: Date;
   lastUsedAt: Date | null;
-  /** When it stops working: its own expires_at or the instance lifetime, whichever is sooner. */
   expiresAt: Date | null;
   current: boolean;
 }
 
 /** A refusal for load carries no information about the account; one second is a fair first retry. */
 const BUSY_RETRY_AFTER_SECONDS = 1;
-
-const LAST_USED_RESOLUTION_MS = 60_000;
 
 const toSessionUser = (u: Pick<UserRow, 'id' | 'name' | 'email' | 'is_admin' | 'created_at'>): SessionUser => ({
   id: String(u.id),
@@ -72,7 +53,7 @@ export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export function createAuthService(deps: { db: Db; config: Config; logger: Logger }) {
+export function createAuthService(deps: { db: AuthDb; config: Config; logger: Logger }) {
   const { db, config, logger } = deps;
   const throttleLimits = { maxAttempts: config.loginMaxAttempts, maxAttemptsPerIp: config.loginMaxAttemptsPerIp };
   const hashLimiter = createHashLimiter({
@@ -82,16 +63,6 @@ export function createAuthService(deps: { db: Db; config: Config; logger: Logger
   });
   // Made now, so that the first unknown email an instance sees is not the slow one.
   void getDummyHash();
-
-  function effectiveExpiry(row: { created_at: Date; expires_at: Date | null }): Date | null {
-    const lifetimeEnd =
-      config.tokenExpirationMinutes === undefined
-        ? null
-        : new Date(row.created_at.getTime() + config.tokenExpirationMinutes * 60_000);
-    if (!row.expires_at) return lifetimeEnd;
-    if (!lifetimeEnd) return row.expires_at;
-    return row.expires_at < lifetimeEnd ? row.expires_at : lifetimeEnd;
-  }
 
   /** Runs inside a limiter slot: its hashing calls argon2 directly. */
   async function attemptLogin(input: { email: string; password: string; ip: string }): Promise<LoginResult> {
@@ -143,12 +114,9 @@ export function createAuthService(deps: { db: Db; config: Config; logger: Logger
   return {
     issueToken,
 
-    /**
-     * One login attempt, run whole inside the hashing limiter: the database work
-     * of a login (a contended throttle row, a token insert) is bounded with its
-     * argon2 work, so a burst of logins holds at most `passwordHashConcurrency`
-     * database connections and never starves other requests of the pool.
-     */
+    hashing: () => hashLimiter.stats,
+
+    /** Whole inside the hashing limiter: a burst of logins holds at most `passwordHashConcurrency` connections. */
     async login(input: { email: string; password: string; ip: string }): Promise<LoginResult> {
       try {
         return await hashLimiter.run(() => attemptLogin(input));
@@ -164,7 +132,6 @@ export function createAuthService(deps: { db: Db; config: Config; logger: Logger
       logger.info({ event: 'logout', userId: session.user.id, tokenId: session.tokenId, ip }, 'logged out');
     },
 
-    /** The caller's own tokens, oldest first; the hash never leaves the repository. */
     async listTokens(session: Session): Promise<TokenSummary[]> {
       const rows = await findTokens(db, { userId: session.user.id });
       return rows.map((row: TokenRow) => ({
@@ -172,15 +139,12 @@ export function createAuthService(deps: { db: Db; config: Config; logger: Logger
         name: row.name,
         createdAt: row.created_at,
         lastUsedAt: row.last_used_at,
-        expiresAt: effectiveExpiry(row),
+        expiresAt: tokenExpiry(row, config.tokenExpirationMinutes),
         current: String(row.id) === session.tokenId,
       }));
     },
 
-    /**
-     * Revokes a token: the caller's own, or anyone's for an administrator. False
-     * when there is no such token for this caller (another user's looks absent).
-     */
+    /** Administrators may revoke anyone's token; to others, another user's token looks absent (false). */
     async revokeToken(session: Session, tokenId: string, ip: string): Promise<boolean> {
       const deleted = await deleteTokenOwnedBy(db, tokenId, session.user.isAdmin ? undefined : session.user.id);
       if (!deleted) return false;
@@ -189,43 +153,6 @@ export function createAuthService(deps: { db: Db; config: Config; logger: Logger
         'token revoked',
       );
       return true;
-    },
-
-    /**
-     * Resolves an Authorization header to a session: one statement (token by id
-     * joined to its user), a constant-time hash compare, and the expiry rules.
-     * Every failure is the same null; the caller answers 401.
-     */
-    async authenticate(header: string | string[] | undefined): Promise<Session | null> {
-      const parsed = parseBearerHeader(header);
-      if (!parsed) return null;
-      const row = await findTokenWithUser(db, parsed.id);
-      if (!row || !secretMatchesHash(parsed.secret, row.token_hash)) return null;
-      const now = Date.now();
-      if (row.expires_at && row.expires_at.getTime() <= now) return null;
-      if (
-        config.tokenExpirationMinutes !== undefined &&
-        row.token_created_at.getTime() + config.tokenExpirationMinutes * 60_000 <= now
-      ) {
-        return null;
-      }
-      if (!row.last_used_at || now - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
-        // Awaited (once a minute per token, so rarely) so that a request's writes are
-        // done when it answers; a failed touch only costs precision, never the request.
-        await touchTokenLastUsed(db, String(row.token_id)).catch((err: Error) =>
-          logger.warn({ err: { message: err.message } }, 'could not record token use'),
-        );
-      }
-      return {
-        tokenId: String(row.token_id),
-        user: {
-          id: String(row.user_id),
-          name: row.user_name,
-          email: row.user_email,
-          isAdmin: row.user_is_admin,
-          createdAt: row.user_created_at,
-        },
-      };
     },
 
     async createUser(input: { name: string; email: string; password: string; isAdmin: boolean }): Promise<SessionUser> {

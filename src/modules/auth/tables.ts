@@ -1,11 +1,10 @@
-import type { Generated } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
 
 export interface UserTable {
   id: Generated<string>;
   name: string;
   /** Always stored lowercased; a CHECK constraint holds it to that. */
   email: string;
-  /** argon2id PHC string. */
   password_hash: string;
   is_admin: Generated<boolean>;
   created_at: Generated<Date>;
@@ -36,3 +35,5 @@ export interface AuthTables {
   personal_access_tokens: PersonalAccessTokenTable;
   login_throttle: LoginThrottleTable;
 }
+
+export type AuthDb = Kysely<AuthTables>;

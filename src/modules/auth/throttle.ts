@@ -1,19 +1,11 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
+import { unmapIPv4 } from '../../platform/ip.ts';
 import type { ThrottleHit } from './repository.ts';
 
-/**
- * Login throttling in the manner of Laravel's RateLimiter, with two buckets per
- * attempt: (lowercased email, client IP) against guessing one account's password,
- * and the client IP alone against spraying one password over many accounts.
- *
- * Every attempt is counted before any password work (atomically, in the database),
- * so a burst of parallel guesses cannot slip past the limit between a check and a
- * write. Attempts that did not end in a wrong password hand their count back: a
- * success clears the (email, ip) bucket and releases the IP one; a refused attempt
- * (throttled, or hashing at capacity) releases both. So the buckets count failed
- * logins, and a locked-out user retrying does not use up the IP's budget.
- */
+// Two buckets: (email, IP) against guessing one account, the IP alone against spraying many. Each attempt is
+// counted atomically before any password work, so parallel guesses cannot slip between check and write; all but
+// wrong passwords hand their count back, so the buckets count failed logins.
 
 export interface ThrottleLimits {
   maxAttempts: number;
@@ -25,13 +17,9 @@ export interface ThrottleKeys {
   ip: string;
 }
 
-/**
- * The IP bucket for an address: IPv6 clients are grouped by /64, the block one
- * subscriber usually holds, so rotating addresses inside it gains nothing.
- */
+/** IPv6 is grouped by /64, the block one subscriber usually holds: rotating addresses inside it gains nothing. */
 export function ipBucket(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1]!;
+  ip = unmapIPv4(ip);
   if (net.isIPv6(ip)) return `${expandIPv6(ip).slice(0, 4).join(':')}::/64`;
   return ip;
 }

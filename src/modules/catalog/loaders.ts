@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { Db } from '../../platform/db.ts';
+import type { CatalogDb } from './tables.ts';
 import type { ComponentParent, CustomisationParent, ProductParent, StepParent } from './mappers.ts';
 import {
   findComponentsByIds,
@@ -24,11 +24,8 @@ function rowsById<R extends { id: string }>(ids: readonly string[], rows: R[]): 
   return ids.map((id) => found.get(id) ?? null);
 }
 
-/**
- * Per-request loaders: one SQL statement per level of the product tree, whatever
- * the page size. Created in the request context so nothing is cached across users.
- */
-export function createCatalogLoaders(db: Db) {
+/** Per request, so nothing is cached across users; one statement per tree level whatever the page size. */
+export function createCatalogLoaders(db: CatalogDb) {
   return {
     productsById: new DataLoader<string, ProductParent | null>(async (ids) =>
       rowsById(ids, await findProductsByIds(db, ids)),

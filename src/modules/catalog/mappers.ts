@@ -1,7 +1,5 @@
-// The GraphQL parents of the catalog types: what resolvers receive, and what
-// the generated resolver types (codegen's mappers) refer to. The repository's
-// reads return rows of exactly these shapes (plus the parent key a loader
-// groups by), so no per-row conversion runs between SQL and GraphQL.
+// What resolvers receive (codegen's mappers). The repository's reads return exactly these shapes, plus the
+// loader's parent key, so no per-row conversion runs between SQL and GraphQL.
 
 export interface ProductParent {
   id: string;

@@ -1,15 +1,10 @@
 import { crc32 } from 'node:zlib';
 import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { parseRowId } from '../../platform/ids.ts';
 
-/**
- * Cursor encoding. A cursor is base64url("<kind>:<id>:<crc32>") where id is the
- * last product id of a page (a keyset position, never an offset) and the crc32
- * covers "<kind>:<id>". Decoding accepts only the exact canonical form, so a
- * truncated, edited, foreign (another kind) or oversized cursor is refused
- * instead of silently restarting at page one.
- */
+// A cursor is base64url("<kind>:<id>:<crc32 of kind:id>"), id being a page's last product (a keyset position,
+// never an offset). Only the canonical form decodes: an edited or foreign cursor is refused, not restarted at page one.
 
-const MAX_BIGINT = 9223372036854775807n;
 const MAX_CURSOR_LENGTH = 128;
 
 function checksum(payload: string): string {
@@ -21,15 +16,13 @@ export function encodeCursor(kind: string, id: string): string {
   return Buffer.from(`${payload}:${checksum(payload)}`, 'utf8').toString('base64url');
 }
 
-/** The id inside a cursor of this kind, or null when the cursor is not one we issued. */
 export function decodeCursor(kind: string, cursor: string): string | null {
   if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const match = /^([a-z]+):([1-9][0-9]{0,18}):([0-9a-f]{8})$/.exec(text);
+  const match = /^([a-z]+):([0-9]+):([0-9a-f]{8})$/.exec(text);
   if (!match || match[1] !== kind) return null;
-  const id = match[2]!;
-  if (BigInt(id) > MAX_BIGINT) return null;
-  if (checksum(`${kind}:${id}`) !== match[3]) return null;
+  const id = parseRowId(match[2]!);
+  if (id === null || checksum(`${kind}:${id}`) !== match[3]) return null;
   // Canonical form only: other base64 spellings of the same bytes are not ours.
   return encodeCursor(kind, id) === cursor ? id : null;
 }
@@ -49,11 +42,7 @@ export interface PaginatorInfo {
 /** PaginatorInfo fields that need the counts over the whole table. */
 const COUNTED_FIELDS = new Set(['currentPage', 'firstItem', 'lastItem', 'lastPage', 'total']);
 
-/**
- * Whether the paginator field being resolved selects a PaginatorInfo field that
- * needs counts, looking through fragments. Directives are ignored: a field under
- * @skip still counts, which only costs the counts.
- */
+/** Looks through fragments; directives are ignored: a field under @skip only costs the counts. */
 export function selectsPaginatorCounts(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>): boolean {
   const any = (set: SelectionSetNode | undefined, test: (name: string, sub: SelectionSetNode | undefined) => boolean): boolean =>
     (set?.selections ?? []).some((s) => {
@@ -95,8 +84,7 @@ export function buildPaginatorInfo(args: {
   }
   return {
     ...uncounted,
-    // The page the returned records sit on: a page that starts mid-way (records
-    // deleted before the cursor) still reports the page of its first record.
+    // A page starting mid-way (rows deleted before the cursor) reports the page of its first record.
     currentPage: Math.floor(skipped / perPage) + 1,
     firstItem: count > 0 ? skipped + 1 : null,
     lastItem: count > 0 ? skipped + count : null,

@@ -1,18 +1,11 @@
 import { sql } from 'kysely';
-import type { Db } from '../../platform/db.ts';
+import type { CatalogDb } from './tables.ts';
 import { preparedQuery } from '../../platform/prepared.ts';
 import type { ComponentParent, CustomisationParent, ProductParent, StepParent } from './mappers.ts';
 
-// All catalog SQL. Plain functions taking the database (or a transaction) first
-// and returning rows.
-//
-// Reads hand rows over already shaped as GraphQL parents: ids (and the parent
-// keys the loaders group by) are cast to text and prices to float8 in SQL, so
-// pg creates one object per row and parses nothing, where a bigint or numeric
-// column would cost a parse in pg and a second object in a mapper, per row, on
-// pages of 1,700 rows. float8 is exact here: numeric(12,2) has at most 12
-// significant digits, and PostgreSQL prints a float8 as the shortest text that
-// reads back as the same double, which is what Number() makes of '12.50' (12.5).
+// Reads return rows shaped as GraphQL parents: ids and parent keys cast to text, prices to float8, so pg parses
+// nothing and no mapper copies a row. float8 is exact: numeric(12,2) has at most 12 significant digits, and
+// PostgreSQL prints the shortest text that reads back as the same double, as Number('12.50') gives 12.5.
 
 export type ProductRow = ProductParent;
 export interface StepRow extends StepParent {
@@ -30,12 +23,10 @@ const productIdText = sql<string>`product_id::text`.as('product_id');
 const stepIdText = sql<string>`step_id::text`.as('step_id');
 const componentIdText = sql<string>`component_id::text`.as('component_id');
 const priceFloat = sql<number>`price::float8`.as('price');
-// ORDER BY prefers an output column to a table column of the same name, and the
-// casts above make id and the parent keys text: every ORDER BY names its table.
+// ORDER BY prefers an output column (now text) to a table column of the same name: every ORDER BY names its table.
 
 export interface ProductPageRows {
   rows: ProductRow[];
-  /** Products in the whole table (null when not asked for). */
   total: number | null;
   /** Products with an id at or before the cursor: the page's offset (null when not asked for). */
   skipped: number | null;
@@ -43,8 +34,7 @@ export interface ProductPageRows {
 
 type PageRow = { total: string | null; skipped: string | null; id: string | null; name: string | null; sku: string | null };
 
-// The counts scan every product id; a page that selects no field needing them
-// (total, lastPage, currentPage, firstItem, lastItem) skips them. Either way one statement.
+// The counts scan every product id: only pages that select a counted field pay for them.
 const productPageWithCounts = preparedQuery<PageRow>('catalog_product_page_counted', (db) =>
   sql<PageRow>`
     SELECT c.total, c.skipped, p.id::text AS id, p.name, p.sku
@@ -70,13 +60,9 @@ const productPage = preparedQuery<PageRow>('catalog_product_page', (db) =>
   `.compile(db),
 );
 
-/**
- * One statement for a keyset page plus, when asked, the counts PaginatorInfo needs,
- * so a page costs a single round trip whatever is selected. `limit` is one more than
- * the page size: the extra row only says whether another page exists.
- */
+/** `limit` is one more than the page size: the extra row only says whether another page exists. */
 export async function findProductPage(
-  db: Db,
+  db: CatalogDb,
   { afterId, limit, withCounts }: { afterId: string | null; limit: number; withCounts: boolean },
 ): Promise<ProductPageRows> {
   const after = afterId ?? '0';
@@ -91,190 +77,59 @@ export async function findProductPage(
   };
 }
 
-// The per-level reads behind the loaders: one statement per level of the tree
-// whatever the number of parents, each a named prepared statement on PostgreSQL.
-const productsByIds = preparedQuery<ProductRow>('catalog_products_by_ids', (db: Db) =>
-  db
-    .selectFrom('products')
-    .select([idText, 'name', 'sku'])
-    .where(sql<boolean>`id = ANY(${[]}::bigint[])`),
+const productColumns = [idText, 'name', 'sku'] as const;
+const stepColumns = [idText, productIdText, 'name', 'order'] as const;
+const componentColumns = [idText, stepIdText, 'name'] as const;
+const customisationColumns = [idText, componentIdText, 'name', 'type', priceFloat] as const;
+
+const anyOf = (column: string) => sql<boolean>`${sql.ref(column)} = ANY(${[]}::bigint[])`;
+
+const productsByIds = preparedQuery<ProductRow>('catalog_products_by_ids', (db: CatalogDb) =>
+  db.selectFrom('products').select(productColumns).where(anyOf('id')),
 );
-const stepsByProductIds = preparedQuery<StepRow>('catalog_steps_by_product_ids', (db: Db) =>
-  db
-    .selectFrom('steps')
-    .select([idText, productIdText, 'name', 'order'])
-    .where(sql<boolean>`product_id = ANY(${[]}::bigint[])`)
-    .orderBy('steps.product_id')
-    .orderBy('steps.order'),
+const stepsByIds = preparedQuery<StepRow>('catalog_steps_by_ids', (db: CatalogDb) =>
+  db.selectFrom('steps').select(stepColumns).where(anyOf('id')),
 );
-const componentsByStepIds = preparedQuery<ComponentRow>('catalog_components_by_step_ids', (db: Db) =>
+const componentsByIds = preparedQuery<ComponentRow>('catalog_components_by_ids', (db: CatalogDb) =>
+  db.selectFrom('components').select(componentColumns).where(anyOf('id')),
+);
+const customisationsByIds = preparedQuery<CustomisationRow>('catalog_customisations_by_ids', (db: CatalogDb) =>
+  db.selectFrom('customisations').select(customisationColumns).where(anyOf('id')),
+);
+const stepsByProductIds = preparedQuery<StepRow>('catalog_steps_by_product_ids', (db: CatalogDb) =>
+  db.selectFrom('steps').select(stepColumns).where(anyOf('product_id')).orderBy('steps.product_id').orderBy('steps.order'),
+);
+const componentsByStepIds = preparedQuery<ComponentRow>('catalog_components_by_step_ids', (db: CatalogDb) =>
   db
     .selectFrom('components')
-    .select([idText, stepIdText, 'name'])
-    .where(sql<boolean>`step_id = ANY(${[]}::bigint[])`)
+    .select(componentColumns)
+    .where(anyOf('step_id'))
     .orderBy('components.step_id')
     .orderBy('components.position')
     .orderBy('components.id'),
 );
-const customisationsByComponentIds = preparedQuery<CustomisationRow>(
-  'catalog_customisations_by_component_ids',
-  (db: Db) =>
-    db
-      .selectFrom('customisations')
-      .select([idText, componentIdText, 'name', 'type', priceFloat])
-      .where(sql<boolean>`component_id = ANY(${[]}::bigint[])`)
-      .orderBy('customisations.component_id')
-      .orderBy('customisations.id'),
+const customisationsByComponentIds = preparedQuery<CustomisationRow>('catalog_customisations_by_component_ids', (db: CatalogDb) =>
+  db
+    .selectFrom('customisations')
+    .select(customisationColumns)
+    .where(anyOf('component_id'))
+    .orderBy('customisations.component_id')
+    .orderBy('customisations.id'),
 );
 
-export function findProductsByIds(db: Db, ids: readonly string[]): Promise<ProductRow[]> {
-  return productsByIds.execute(db, [ids]);
-}
+export const findProductsByIds = (db: CatalogDb, ids: readonly string[]) => productsByIds.execute(db, [ids]);
+export const findStepsByIds = (db: CatalogDb, ids: readonly string[]) => stepsByIds.execute(db, [ids]);
+export const findComponentsByIds = (db: CatalogDb, ids: readonly string[]) => componentsByIds.execute(db, [ids]);
+export const findCustomisationsByIds = (db: CatalogDb, ids: readonly string[]) => customisationsByIds.execute(db, [ids]);
+export const findStepsByProductIds = (db: CatalogDb, productIds: readonly string[]) => stepsByProductIds.execute(db, [productIds]);
+export const findComponentsByStepIds = (db: CatalogDb, stepIds: readonly string[]) => componentsByStepIds.execute(db, [stepIds]);
+export const findCustomisationsByComponentIds = (db: CatalogDb, componentIds: readonly string[]) =>
+  customisationsByComponentIds.execute(db, [componentIds]);
 
-// By-id reads of the nested entities, for federation's entity references: one
-// statement per batch of ids, like the product lookup above.
-export async function findStepsByIds(db: Db, ids: readonly string[]): Promise<StepRow[]> {
-  return db
-    .selectFrom('steps')
-    .select([idText, productIdText, 'name', 'order'])
-    .where(sql<boolean>`id = ANY(${ids}::bigint[])`)
-    .execute();
-}
-
-export async function findComponentsByIds(db: Db, ids: readonly string[]): Promise<ComponentRow[]> {
-  return db
-    .selectFrom('components')
-    .select([idText, stepIdText, 'name'])
-    .where(sql<boolean>`id = ANY(${ids}::bigint[])`)
-    .execute();
-}
-
-export async function findCustomisationsByIds(db: Db, ids: readonly string[]): Promise<CustomisationRow[]> {
-  return db
-    .selectFrom('customisations')
-    .select([idText, componentIdText, 'name', 'type', priceFloat])
-    .where(sql<boolean>`id = ANY(${ids}::bigint[])`)
-    .execute();
-}
-
-export function findStepsByProductIds(db: Db, productIds: readonly string[]): Promise<StepRow[]> {
-  return stepsByProductIds.execute(db, [productIds]);
-}
-
-export function findComponentsByStepIds(db: Db, stepIds: readonly string[]): Promise<ComponentRow[]> {
-  return componentsByStepIds.execute(db, [stepIds]);
-}
-
-export function findCustomisationsByComponentIds(db: Db, componentIds: readonly string[]): Promise<CustomisationRow[]> {
-  return customisationsByComponentIds.execute(db, [componentIds]);
-}
-
-export async function countProducts(db: Db): Promise<number> {
+export async function countProducts(db: CatalogDb): Promise<number> {
   const row = await db
     .selectFrom('products')
     .select((eb) => eb.fn.countAll<string>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
-}
-
-// ---- Writes (seeding and administration) ----
-
-export interface NewProductTree {
-  name: string;
-  sku: string;
-  steps: {
-    name: string;
-    order: number;
-    components: {
-      name: string;
-      position: number;
-      customisations: { name: string; type: string; price: string }[];
-    }[];
-  }[];
-}
-
-/**
- * Inserts whole product trees with one statement per table, whatever the batch
- * size: columns travel as arrays through unnest(), so the statement text and its
- * parameter count never grow with the batch. Products whose sku exists already
- * are skipped with their subtree, which makes reseeding with the same seed a no-op.
- * Returns the number of products inserted.
- */
-export async function insertProductTrees(db: Db, trees: readonly NewProductTree[]): Promise<number> {
-  if (trees.length === 0) return 0;
-  const products = await sql<{ id: string; sku: string }>`
-    INSERT INTO products (name, sku)
-    SELECT * FROM unnest(${trees.map((t) => t.name)}::text[], ${trees.map((t) => t.sku)}::text[])
-    ON CONFLICT (sku) DO NOTHING
-    RETURNING id, sku
-  `.execute(db);
-  const productIdBySku = new Map(products.rows.map((r) => [r.sku, r.id]));
-
-  const stepCols = { productId: [] as string[], name: [] as string[], order: [] as number[] };
-  for (const tree of trees) {
-    const productId = productIdBySku.get(tree.sku);
-    if (productId === undefined) continue;
-    for (const step of tree.steps) {
-      stepCols.productId.push(productId);
-      stepCols.name.push(step.name);
-      stepCols.order.push(step.order);
-    }
-  }
-  if (stepCols.productId.length === 0) return productIdBySku.size;
-  const steps = await sql<{ id: string; product_id: string; order: number }>`
-    INSERT INTO steps (product_id, name, "order")
-    SELECT * FROM unnest(${stepCols.productId}::bigint[], ${stepCols.name}::text[], ${stepCols.order}::int[])
-    RETURNING id, product_id, "order"
-  `.execute(db);
-  const stepIdByKey = new Map(steps.rows.map((r) => [`${r.product_id}:${r.order}`, r.id]));
-
-  const compCols = { stepId: [] as string[], name: [] as string[], position: [] as number[] };
-  const compKeys: string[] = [];
-  for (const tree of trees) {
-    const productId = productIdBySku.get(tree.sku);
-    if (productId === undefined) continue;
-    for (const step of tree.steps) {
-      const stepId = stepIdByKey.get(`${productId}:${step.order}`)!;
-      for (const component of step.components) {
-        compCols.stepId.push(stepId);
-        compCols.name.push(component.name);
-        compCols.position.push(component.position);
-        compKeys.push(`${stepId}:${component.position}`);
-      }
-    }
-  }
-  if (compCols.stepId.length === 0) return productIdBySku.size;
-  const components = await sql<{ id: string; step_id: string; position: number }>`
-    INSERT INTO components (step_id, name, position)
-    SELECT * FROM unnest(${compCols.stepId}::bigint[], ${compCols.name}::text[], ${compCols.position}::int[])
-    RETURNING id, step_id, position
-  `.execute(db);
-  const componentIdByKey = new Map(components.rows.map((r) => [`${r.step_id}:${r.position}`, r.id]));
-
-  const custCols = { componentId: [] as string[], name: [] as string[], type: [] as string[], price: [] as string[] };
-  let k = 0;
-  for (const tree of trees) {
-    if (!productIdBySku.has(tree.sku)) continue;
-    for (const step of tree.steps) {
-      for (const component of step.components) {
-        const componentId = componentIdByKey.get(compKeys[k++]!)!;
-        for (const c of component.customisations) {
-          custCols.componentId.push(componentId);
-          custCols.name.push(c.name);
-          custCols.type.push(c.type);
-          custCols.price.push(c.price);
-        }
-      }
-    }
-  }
-  if (custCols.componentId.length > 0) {
-    await sql`
-      INSERT INTO customisations (component_id, name, type, price)
-      SELECT * FROM unnest(
-        ${custCols.componentId}::bigint[], ${custCols.name}::text[],
-        ${custCols.type}::text[], ${custCols.price}::numeric[]
-      )
-    `.execute(db);
-  }
-  return productIdBySku.size;
 }

@@ -1,31 +1,29 @@
-import { badUserInputError } from '../../platform/errors.ts';
-import type { Db } from '../../platform/db.ts';
+import { badUserInputError } from '../../graphql/errors.ts';
+import type { CatalogDb } from './tables.ts';
 import type { CatalogLoaders } from './loaders.ts';
 import type { ProductParent } from './mappers.ts';
 import { buildPaginatorInfo, decodeCursor, encodeCursor, type PaginatorInfo } from './pagination.ts';
 import { findProductPage } from './repository.ts';
 
 const PRODUCT_CURSOR_KIND = 'product';
-const MAX_BIGINT = 9223372036854775807n;
-
-/** A catalog id (a bigint identity) as the database can hold it, or null for anything no row can have. */
-export function parseCatalogId(id: string): string | null {
-  if (!/^[1-9][0-9]{0,18}$/.test(id)) return null;
-  return BigInt(id) <= MAX_BIGINT ? id : null;
-}
-
-
 export interface ProductPage {
   data: ProductParent[];
   paginatorInfo: PaginatorInfo;
 }
 
+export interface ProductPageArgs {
+  first: number;
+  after: string | null | undefined;
+  withCounts: boolean;
+}
+
 export async function getProductPage(
-  db: Db,
+  db: CatalogDb,
   loaders: CatalogLoaders,
-  args: { first: number; after: string | null | undefined; maxPageSize: number; withCounts: boolean },
+  args: ProductPageArgs,
+  maxPageSize: number,
 ): Promise<ProductPage> {
-  const { first, maxPageSize } = args;
+  const { first } = args;
   if (first > maxPageSize) {
     // Lighthouse's wording, which clients of the original service may match on.
     throw badUserInputError(`Maximum number of ${maxPageSize} requested items exceeded, got ${first}. Fetch smaller chunks.`);

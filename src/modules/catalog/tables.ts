@@ -1,9 +1,6 @@
-import type { Generated } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
 
-/**
- * Row shapes of the catalog tables as pg returns them: bigint ids and numeric
- * prices arrive as strings (the repository's reads cast them for GraphQL).
- */
+/** As pg returns them: bigint ids and numeric prices arrive as strings. */
 export interface ProductTable {
   id: Generated<string>;
   name: string;
@@ -40,3 +37,5 @@ export interface CatalogTables {
   components: ComponentTable;
   customisations: CustomisationTable;
 }
+
+export type CatalogDb = Kysely<CatalogTables>;

@@ -1,8 +1,11 @@
 import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
-/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
-export const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+/** What Linux's /proc says about a process: CPU time (the bench) and resident memory (the soak, the abuse run). */
+
+let clockTicks: number | undefined;
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux); asked once, when first needed. */
+const ticksPerSecond = () => (clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100);
 
 /** utime + stime of a process in ticks, or null when it is gone. */
 export function cpuTicks(pid: number): number | null {
@@ -23,7 +26,7 @@ export function reapedChildrenTicks(): number {
   return Number(fields[13]) + Number(fields[14]);
 }
 
-export const ticksToMs = (ticks: number) => (ticks * 1000) / CLOCK_TICKS;
+export const ticksToMs = (ticks: number) => (ticks * 1000) / ticksPerSecond();
 
 /** The process and all its descendants, found by the parent pid in /proc/<pid>/stat (no kernel option needed). */
 export function processTree(rootPid: number): number[] {
@@ -57,4 +60,14 @@ export function treeTicks(rootPid: number): Map<number, number> {
     if (t !== null) ticks.set(pid, t);
   }
   return ticks;
+}
+
+/** VmRSS of a process in bytes, or undefined when it is gone. */
+export function residentBytes(pid: number): number | undefined {
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
+  }
 }

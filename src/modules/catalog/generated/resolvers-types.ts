@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import type { ProductParent, StepParent, ComponentParent, CustomisationParent } from '../../modules/catalog/mappers.ts';
-import type { ProductPage } from '../../modules/catalog/service.ts';
-import type { GraphQLContext } from '../context.ts';
+import type { ProductParent, StepParent, ComponentParent, CustomisationParent } from '../mappers.ts';
+import type { ProductPage } from '../service.ts';
+import type { CatalogContext } from '../context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
@@ -320,12 +320,12 @@ export type ResolversParentTypes = {
   Step: StepParent;
 };
 
-export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+export type QueryResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   products?: Resolver<ResolversTypes['ProductPaginator'], ParentType, ContextType, RequireFields<QueryProductsArgs, 'first'>>;
   product?: Resolver<Maybe<ResolversTypes['Product']>, ParentType, ContextType, RequireFields<QueryProductArgs, 'id'>>;
 };
 
-export type PaginatorInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatorInfo'] = ResolversParentTypes['PaginatorInfo']> = {
+export type PaginatorInfoResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['PaginatorInfo'] = ResolversParentTypes['PaginatorInfo']> = {
   count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   currentPage?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   firstItem?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
@@ -337,14 +337,14 @@ export type PaginatorInfoResolvers<ContextType = GraphQLContext, ParentType exte
   endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
-export type ComponentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Component'] = ResolversParentTypes['Component'], FederationReferenceType extends FederationReferenceTypes['Component'] = FederationReferenceTypes['Component']> = {
+export type ComponentResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Component'] = ResolversParentTypes['Component'], FederationReferenceType extends FederationReferenceTypes['Component'] = FederationReferenceTypes['Component']> = {
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Component']> | FederationReferenceType, FederationReferenceType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   customisations?: Resolver<Array<ResolversTypes['Customisation']>, ParentType, ContextType>;
 };
 
-export type CustomisationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Customisation'] = ResolversParentTypes['Customisation'], FederationReferenceType extends FederationReferenceTypes['Customisation'] = FederationReferenceTypes['Customisation']> = {
+export type CustomisationResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Customisation'] = ResolversParentTypes['Customisation'], FederationReferenceType extends FederationReferenceTypes['Customisation'] = FederationReferenceTypes['Customisation']> = {
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Customisation']> | FederationReferenceType, FederationReferenceType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -352,7 +352,7 @@ export type CustomisationResolvers<ContextType = GraphQLContext, ParentType exte
   price?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 };
 
-export type ProductResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Product'] = ResolversParentTypes['Product'], FederationReferenceType extends FederationReferenceTypes['Product'] = FederationReferenceTypes['Product']> = {
+export type ProductResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Product'] = ResolversParentTypes['Product'], FederationReferenceType extends FederationReferenceTypes['Product'] = FederationReferenceTypes['Product']> = {
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Product']> | FederationReferenceType, FederationReferenceType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -360,12 +360,12 @@ export type ProductResolvers<ContextType = GraphQLContext, ParentType extends Re
   steps?: Resolver<Array<ResolversTypes['Step']>, ParentType, ContextType>;
 };
 
-export type ProductPaginatorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductPaginator'] = ResolversParentTypes['ProductPaginator']> = {
+export type ProductPaginatorResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['ProductPaginator'] = ResolversParentTypes['ProductPaginator']> = {
   data?: Resolver<Array<ResolversTypes['Product']>, ParentType, ContextType>;
   paginatorInfo?: Resolver<ResolversTypes['PaginatorInfo'], ParentType, ContextType>;
 };
 
-export type StepResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Step'] = ResolversParentTypes['Step'], FederationReferenceType extends FederationReferenceTypes['Step'] = FederationReferenceTypes['Step']> = {
+export type StepResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Step'] = ResolversParentTypes['Step'], FederationReferenceType extends FederationReferenceTypes['Step'] = FederationReferenceTypes['Step']> = {
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Step']> | FederationReferenceType, FederationReferenceType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -373,7 +373,7 @@ export type StepResolvers<ContextType = GraphQLContext, ParentType extends Resol
   components?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType>;
 };
 
-export type Resolvers<ContextType = GraphQLContext> = {
+export type Resolvers<ContextType = CatalogContext> = {
   Query?: QueryResolvers<ContextType>;
   PaginatorInfo?: PaginatorInfoResolvers<ContextType>;
   Component?: ComponentResolvers<ContextType>;

@@ -1,0 +1,73 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import type { CaseTotals } from './case-runner.ts';
+import { ticksToMs } from '../lib/proc.ts';
+import { QUERY_LABELS } from './queries.ts';
+import type { Settings } from './settings.ts';
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+const HEADER = ['query', 'server', 'req/s', 'p50 ms', 'p99 ms', 'node CPU ms/req', 'PG CPU ms/req', 'wrk CPU ms/req', 'SQL/req', 'errors/bad', 'svc/ref'];
+
+/**
+ * Prints the machine, the settings and one Markdown row per query and server to
+ * stdout (and the rows to --json); results are keyed `${query}/${server}`.
+ * Returns false when the load met errors or bad responses.
+ */
+export function printReport(settings: Settings, results: Map<string, CaseTotals>, opts: { quick: boolean; json?: string }): boolean {
+  let clean = true;
+  const rows: string[][] = [];
+  const json: Record<string, unknown>[] = [];
+  for (const q of settings.queries) {
+    const svc = results.get(`${q}/service`)!;
+    const ref = results.get(`${q}/reference`)!;
+    for (const [name, t] of [
+      ['service', svc],
+      ['reference', ref],
+    ] as const) {
+      const row = {
+        query: q,
+        server: name,
+        rps: t.requests / t.seconds,
+        p50: median(t.p50),
+        p99: median(t.p99),
+        nodeCpu: ticksToMs(t.nodeTicks) / t.requests,
+        pgCpu: ticksToMs(t.pgTicks) / t.requests,
+        wrkCpu: ticksToMs(t.wrkTicks) / t.requests,
+        statements: t.statements / t.statementRequests,
+        errors: t.errors,
+        bad: t.bad,
+        ratio: name === 'service' ? svc.requests / svc.seconds / (ref.requests / ref.seconds) : null,
+      };
+      json.push(row);
+      if (t.errors > 0 || t.bad > 0) clean = false;
+      rows.push([
+        q,
+        name,
+        row.rps.toFixed(0),
+        row.p50.toFixed(2),
+        row.p99.toFixed(2),
+        row.nodeCpu.toFixed(3),
+        row.pgCpu.toFixed(3),
+        row.wrkCpu.toFixed(3),
+        row.statements.toFixed(2),
+        `${row.errors}/${row.bad}`,
+        row.ratio === null ? '' : row.ratio.toFixed(2),
+      ]);
+    }
+  }
+  const table = [HEADER, HEADER.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+  const cpus = os.cpus();
+  process.stdout.write(
+    `\n${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ` +
+      `${settings.products} products, wrk -t${settings.threads} -c${settings.connections}, ${settings.rounds} x ${settings.duration} s per case (after ${settings.warmup} s warm-up)` +
+      `, service workers ${settings.workers}${settings.servicePool ? `, service pool ${settings.servicePool} per worker` : ''}, reference pool ${settings.referencePool}\n\n${table}\n\n`,
+  );
+  for (const q of settings.queries) process.stdout.write(`${q}: ${QUERY_LABELS[q]}\n`);
+  if (opts.quick) process.stdout.write('--quick: a few seconds per case; the figures are indicative, the run checks correctness.\n');
+  if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ settings, rows: json }, null, 2));
+  return clean;
+}

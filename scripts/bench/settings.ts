@@ -1,0 +1,49 @@
+import { parseArgs } from 'node:util';
+import { QUERY_NAMES, type QueryName } from './queries.ts';
+
+/** The bench's command line: what each case runs and how long. Unknown flags or queries throw. */
+export function parseSettings(args = process.argv.slice(2)) {
+  const { values: opts } = parseArgs({
+    args,
+    options: {
+      quick: { type: 'boolean', default: false },
+      products: { type: 'string' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      rounds: { type: 'string' },
+      connections: { type: 'string', default: '32' },
+      threads: { type: 'string', default: '1' },
+      queries: { type: 'string', default: QUERY_NAMES.join(',') },
+      pool: { type: 'string' },
+      // The service's own default, WEB_CONCURRENCY=1 (BENCHMARKS.md compares two workers).
+      workers: { type: 'string', default: '1' },
+      'ref-pool': { type: 'string' },
+      profile: { type: 'boolean', default: false },
+      json: { type: 'string' },
+    },
+  });
+
+  const quick = opts.quick;
+  // Written as is to the --json file: its keys are part of that output.
+  const settings = {
+    url: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/pcs_bench',
+    products: Number(opts.products ?? 10_000),
+    duration: Number(opts.duration ?? (quick ? 2 : 10)),
+    warmup: Number(opts.warmup ?? (quick ? 1 : 3)),
+    rounds: Number(opts.rounds ?? (quick ? 1 : 2)),
+    connections: Number(opts.connections),
+    threads: Number(opts.threads),
+    // Distinct requests per case; every one is checked against the reference first.
+    distinct: quick ? 200 : 500,
+    queries: opts.queries!.split(',').map((q) => q.trim()) as QueryName[],
+    servicePool: opts.pool,
+    // The service's WEB_CONCURRENCY; the reference stays one process.
+    workers: Number(opts.workers),
+    referencePool: opts['ref-pool'] ?? opts.pool ?? '10',
+  };
+  for (const q of settings.queries) if (!QUERY_NAMES.includes(q)) throw new Error(`unknown query ${q}`);
+  if (!Number.isInteger(settings.workers) || settings.workers < 1 || settings.workers > 64) throw new Error('--workers must be 1..64');
+  return { settings, quick, profile: opts.profile, json: opts.json };
+}
+
+export type Settings = ReturnType<typeof parseSettings>['settings'];

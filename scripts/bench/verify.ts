@@ -1,0 +1,29 @@
+import type { Server } from '../lib/service-process.ts';
+import type { QueryName } from './queries.ts';
+
+/** POSTs every distinct body to both servers and compares the responses byte for byte. */
+export async function verify(q: QueryName, bodies: string[], token: string, servers: Server[]): Promise<string[]> {
+  const problems: string[] = [];
+  const post = async (server: Server, body: string) => {
+    const res = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` },
+      body,
+    });
+    return { status: res.status, text: await res.text() };
+  };
+  let next = 0;
+  const worker = async () => {
+    while (next < bodies.length && problems.length < 5) {
+      const body = bodies[next++]!;
+      const [a, b] = await Promise.all(servers.map((s) => post(s, body)));
+      if (a!.status !== 200 || b!.status !== 200 || a!.text !== b!.text || !a!.text.startsWith('{"data":{') || a!.text.includes('"errors"')) {
+        problems.push(
+          `${q} ${body}\n  service   ${a!.status} ${a!.text.slice(0, 300)}\n  reference ${b!.status} ${b!.text.slice(0, 300)}`,
+        );
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  return problems;
+}

@@ -1,0 +1,28 @@
+// Compiles the service into dist/ (what `npm start` runs) and copies the SDL beside it. `tsc -b`
+// rebuilds only what changed, so `npm start` runs this first and a fresh clone builds once.
+// --clean starts from nothing, dropping the output of deleted sources. Plain JavaScript: it must
+// run before anything is compiled.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = path.join(root, 'dist');
+
+let tsc;
+try {
+  tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+} catch {
+  // An install without dev dependencies (npm ci --omit=dev) runs the dist/ it was shipped with.
+  if (fs.existsSync(path.join(dist, 'src/main.js'))) process.exit(0);
+  console.error('dist/ is missing and TypeScript is not installed: run `npm install`, then `npm run build`.');
+  process.exit(1);
+}
+
+if (process.argv.includes('--clean')) fs.rmSync(dist, { recursive: true, force: true });
+const { status } = spawnSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+if (status !== 0) process.exit(status ?? 1);
+fs.rmSync(path.join(dist, 'schema'), { recursive: true, force: true });
+fs.cpSync(path.join(root, 'schema'), path.join(dist, 'schema'), { recursive: true });

@@ -1,0 +1,69 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Endpoint } from '../http/router.ts';
+import { HttpError } from '../platform/errors.ts';
+import { requestContext } from '../platform/request-context.ts';
+import { fromHttpError, sendGraphQLError, tooManyInFlightError } from './errors.ts';
+import { GRAPHIQL_ASSETS_PATH, type GraphiQL } from './graphiql.ts';
+import { GRAPHQL_PATH, type GraphQLHandler } from './yoga.ts';
+
+function wantsGraphiQL(req: IncomingMessage, url: URL): boolean {
+  return (
+    (req.method === 'GET' || req.method === 'HEAD') &&
+    !url.searchParams.has('query') &&
+    (req.headers.accept ?? '').includes('text/html')
+  );
+}
+
+/**
+ * A response counts until its body has left Node, so one token holds neither every pooled connection nor
+ * unbounded response buffers. Swept at the limit: 'finish' can follow a keep-alive client's next request.
+ */
+function createInFlightCounter(limit: number) {
+  const responses = new Map<string, Set<ServerResponse>>();
+  const done = (res: ServerResponse) => res.destroyed || res.writableFinished || (res.writableEnded && res.writableLength === 0);
+  return {
+    enter(tokenId: string, res: ServerResponse): boolean {
+      // Closed while authentication ran: its 'close' has been and gone, so it is not tracked.
+      if (res.destroyed) return true;
+      let open = responses.get(tokenId);
+      if (open && open.size >= limit) for (const r of open) if (done(r)) open.delete(r);
+      if (open && open.size >= limit) return false;
+      if (!open) responses.set(tokenId, (open = new Set()));
+      open.add(res);
+      res.once('close', () => {
+        open.delete(res);
+        if (open.size === 0 && responses.get(tokenId) === open) responses.delete(tokenId);
+      });
+      return true;
+    },
+  };
+}
+
+export function createGraphQLEndpoint(deps: {
+  yoga: GraphQLHandler;
+  graphiql: GraphiQL;
+  maxBodyBytes: number;
+  maxInFlightPerToken: number;
+}): Endpoint {
+  const { yoga, graphiql } = deps;
+  const inFlight = createInFlightCounter(deps.maxInFlightPerToken);
+  return {
+    path: GRAPHQL_PATH,
+    maxBodyBytes: deps.maxBodyBytes,
+    isPublic: (req, url) => url.pathname.startsWith(GRAPHIQL_ASSETS_PATH) || (url.pathname === GRAPHQL_PATH && wantsGraphiQL(req, url)),
+    async handle(req, res, { session, ip, url }) {
+      if (!session) return graphiql.serve(req, res, url.pathname);
+      if (url.pathname !== GRAPHQL_PATH) throw new HttpError(404, 'Not found.');
+      if (!inFlight.enter(session.tokenId, res)) return sendGraphQLError(res, tooManyInFlightError());
+      // Aborted by the deadline or a vanished client; platform/abort.ts then stops the request's statements.
+      const controller = new AbortController();
+      const store = requestContext.getStore();
+      if (store) store.controller = controller;
+      res.once('close', () => {
+        if (!res.writableFinished) controller.abort();
+      });
+      await yoga(req, res, { session, ip });
+    },
+    sendError: (res, error) => sendGraphQLError(res, fromHttpError(error)),
+  };
+}

@@ -1,0 +1,100 @@
+import type { ServerResponse } from 'node:http';
+import { GraphQLError } from 'graphql';
+import { createGraphQLError, maskError as yogaMaskError, type YogaServerOptions } from 'graphql-yoga';
+import { isDatabaseUnavailable, SERVICE_UNAVAILABLE_MESSAGE } from '../platform/db-errors.ts';
+import { BEARER_CHALLENGE, RETRY_LATER, UNAUTHENTICATED_MESSAGE, type HttpError } from '../platform/errors.ts';
+
+// `http.spec: false` makes Yoga use the status for every client, legacy application/json ones included.
+
+export const MASKED_ERROR_MESSAGE = 'Unexpected error.';
+
+interface ErrorOptions {
+  status?: number;
+  headers?: Record<string, string>;
+  located?: GraphQLError;
+}
+
+export function graphQLError(message: string, code: string, options: ErrorOptions = {}): GraphQLError {
+  const { status, headers, located } = options;
+  return createGraphQLError(message, {
+    ...(located ? { nodes: located.nodes, source: located.source, positions: located.positions } : {}),
+    extensions: { code, ...(status ? { http: { status, spec: false, ...(headers ? { headers } : {}) } } : {}) },
+  });
+}
+
+/** A limit or a malformed request refused before any resolver runs: 400 GRAPHQL_VALIDATION_FAILED. */
+export const validationError = (message: string, located?: GraphQLError) =>
+  graphQLError(message, 'GRAPHQL_VALIDATION_FAILED', { status: 400, ...(located ? { located } : {}) });
+
+/** An argument a resolver refuses (Lighthouse's BAD_USER_INPUT), answered with the data beside it. */
+export const badUserInputError = (message: string) => graphQLError(message, 'BAD_USER_INPUT');
+
+export const variableError = (e: GraphQLError) =>
+  createGraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'BAD_USER_INPUT', http: { status: 400, spec: false } } });
+
+export const forbiddenError = (message: string) => graphQLError(message, 'FORBIDDEN', { status: 403 });
+
+export const tooManyInFlightError = () =>
+  graphQLError('Too many requests in flight for this token.', 'TOO_MANY_REQUESTS', { status: 429, headers: { 'Retry-After': '1' } });
+
+export const deadlineError = (timeoutMs: number) =>
+  graphQLError(`The operation took longer than ${timeoutMs} ms and was aborted.`, 'EXECUTION_TIMEOUT', { status: 504 });
+
+export const serviceUnavailableError = () =>
+  graphQLError(SERVICE_UNAVAILABLE_MESSAGE, 'SERVICE_UNAVAILABLE', { status: 503, headers: { ...RETRY_LATER } });
+
+export const bodyTooLargeError = () => graphQLError('Request body too large.', 'REQUEST_ENTITY_TOO_LARGE', { status: 413 });
+
+export function shorten(name: string): string {
+  return name.length > 100 ? `${name.slice(0, 100)}…` : name;
+}
+
+/**
+ * Development mode off whatever NODE_ENV says; a database outage is a retryable 503. Yoga's BAD_REQUEST errors
+ * lose `originalError` (it echoes the body) and are a 400 for every client.
+ */
+type MaskError = NonNullable<Exclude<YogaServerOptions<object, object>['maskedErrors'], boolean | undefined>['maskError']>;
+
+export const maskError: MaskError = (error, message) => {
+  if (isDatabaseUnavailable(error)) return serviceUnavailableError();
+  const masked = yogaMaskError(error, message, false);
+  if (!(masked instanceof GraphQLError)) return masked;
+  const { originalError, http, ...rest } = masked.extensions as Record<string, unknown> & {
+    http?: { status?: number; spec?: boolean; headers?: Record<string, string> };
+  };
+  const badRequest = rest['code'] === 'BAD_REQUEST' && http?.spec === true;
+  if (originalError === undefined && !badRequest) return masked;
+  return createGraphQLError(masked.message, {
+    nodes: masked.nodes,
+    source: masked.source,
+    positions: masked.positions,
+    path: masked.path,
+    extensions: { ...rest, ...(http ? { http: badRequest ? { ...http, spec: false } : http } : {}) },
+  });
+};
+
+const REFUSALS: Record<number, (error: HttpError) => GraphQLError> = {
+  401: () => graphQLError(UNAUTHENTICATED_MESSAGE, 'UNAUTHENTICATED', { status: 401, headers: { ...BEARER_CHALLENGE } }),
+  413: (error) => graphQLError('Request body too large.', 'REQUEST_ENTITY_TOO_LARGE', { status: 413, headers: error.options.headers ?? {} }),
+  503: (error) => graphQLError(error.message, 'SERVICE_UNAVAILABLE', { status: 503, headers: error.options.headers ?? {} }),
+};
+
+/** The GraphQL form of a refusal the HTTP layer made before GraphQL ran. */
+export function fromHttpError(error: HttpError): GraphQLError {
+  const refusal = REFUSALS[error.status];
+  if (refusal) return refusal(error);
+  if (error.status >= 500) return graphQLError(MASKED_ERROR_MESSAGE, 'INTERNAL_SERVER_ERROR', { status: 500 });
+  const code = error.status === 404 ? 'NOT_FOUND' : error.status === 405 ? 'METHOD_NOT_ALLOWED' : 'BAD_REQUEST';
+  return graphQLError(error.message, code, { status: error.status, headers: error.options.headers ?? {} });
+}
+
+export function sendGraphQLError(res: ServerResponse, error: GraphQLError): void {
+  const { http, ...extensions } = error.extensions as { http?: { status?: number; headers?: Record<string, string> } };
+  const body = JSON.stringify({ errors: [{ message: error.message, extensions }] });
+  res.writeHead(http?.status ?? 500, {
+    ...http?.headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}

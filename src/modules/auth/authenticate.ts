@@ -1,0 +1,45 @@
+import type { Logger } from '../../platform/logger.ts';
+import type { Authenticate } from '../../platform/session.ts';
+import { findTokenWithUser, touchTokenLastUsed } from './repository.ts';
+import type { AuthDb } from './tables.ts';
+import { parseBearerHeader, secretMatchesHash } from './token.ts';
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** When a token stops working: its own expires_at or the instance lifetime, whichever is sooner; null: never. */
+export function tokenExpiry(token: { created_at: Date; expires_at: Date | null }, lifetimeMinutes: number | undefined): Date | null {
+  const lifetimeEnd = lifetimeMinutes === undefined ? null : new Date(token.created_at.getTime() + lifetimeMinutes * 60_000);
+  if (!token.expires_at) return lifetimeEnd;
+  if (!lifetimeEnd) return token.expires_at;
+  return token.expires_at < lifetimeEnd ? token.expires_at : lifetimeEnd;
+}
+
+/** One statement (token by id, with its user) and a constant-time compare; every failure is the same null (401). */
+export function createAuthenticator(deps: { db: AuthDb; lifetimeMinutes: number | undefined; logger: Logger }): Authenticate {
+  const { db, lifetimeMinutes, logger } = deps;
+  return async (header) => {
+    const parsed = parseBearerHeader(header);
+    if (!parsed) return null;
+    const row = await findTokenWithUser(db, parsed.id);
+    if (!row || !secretMatchesHash(parsed.secret, row.token_hash)) return null;
+    const now = Date.now();
+    const expiry = tokenExpiry({ created_at: row.token_created_at, expires_at: row.expires_at }, lifetimeMinutes);
+    if (expiry && expiry.getTime() <= now) return null;
+    if (!row.last_used_at || now - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
+      // Awaited so a request's writes are done when it answers; a failed touch only costs precision.
+      await touchTokenLastUsed(db, String(row.token_id)).catch((err: Error) =>
+        logger.warn({ err: { message: err.message } }, 'could not record token use'),
+      );
+    }
+    return {
+      tokenId: String(row.token_id),
+      user: {
+        id: String(row.user_id),
+        name: row.user_name,
+        email: row.user_email,
+        isAdmin: row.user_is_admin,
+        createdAt: row.user_created_at,
+      },
+    };
+  };
+}

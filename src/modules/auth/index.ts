@@ -1,0 +1,29 @@
+import { Gauge } from 'prom-client';
+import type { Module } from '../module.ts';
+import { createAuthenticator } from './authenticate.ts';
+import { createAuthRoutes } from './routes.ts';
+import { createAuthService } from './service.ts';
+import type { AuthTables } from './tables.ts';
+
+export type { AuthTables } from './tables.ts';
+export { createAuthService, normaliseEmail, type AuthService } from './service.ts';
+export { countUsers } from './repository.ts';
+
+/** Users, tokens and the login throttle: the /api/v1 routes and the authentication of every request. */
+export const authModule = {
+  name: 'auth',
+  create({ db, config, logger, registry }) {
+    const service = createAuthService({ db, config, logger });
+    for (const [name, help, pick] of [
+      ['auth_password_hashing_running', 'Logins and password hashes running (at most PASSWORD_HASH_CONCURRENCY).', 'running'],
+      ['auth_password_hashing_waiting', 'Logins waiting for a hashing slot (at most PASSWORD_HASH_QUEUE).', 'waiting'],
+    ] as const) {
+      new Gauge({ name, help, registers: [registry], collect() { this.set(service.hashing()[pick]); } });
+    }
+    return {
+      service,
+      authenticate: createAuthenticator({ db, lifetimeMinutes: config.tokenExpirationMinutes, logger }),
+      routes: createAuthRoutes(service, registry),
+    };
+  },
+} satisfies Module<AuthTables>;

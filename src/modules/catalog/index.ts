@@ -1,0 +1,29 @@
+import { fileURLToPath } from 'node:url';
+import type { Module } from '../module.ts';
+import { createCatalogRequest } from './context.ts';
+import { catalogResolvers } from './resolvers.ts';
+import type { CatalogTables } from './tables.ts';
+
+export type { CatalogDb, CatalogTables } from './tables.ts';
+export { countProducts } from './repository.ts';
+export { insertProductTrees, type NewProductTree } from './tree-repository.ts';
+
+export const catalogModule = {
+  name: 'catalog',
+  graphql: {
+    schemaDir: fileURLToPath(new URL('../../../schema/catalog', import.meta.url)),
+    resolvers: catalogResolvers,
+    // How `npm run codegen` types the resolvers: paths from ./generated/.
+    codegen: {
+      contextType: '../context.ts#CatalogContext',
+      mappers: {
+        Product: '../mappers.ts#ProductParent',
+        Step: '../mappers.ts#StepParent',
+        Component: '../mappers.ts#ComponentParent',
+        Customisation: '../mappers.ts#CustomisationParent',
+        ProductPaginator: '../service.ts#ProductPage',
+      },
+    },
+  },
+  create: ({ db, config }) => ({ graphqlContext: () => ({ catalog: createCatalogRequest(db, config) }) }),
+} satisfies Module<CatalogTables>;

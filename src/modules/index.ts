@@ -1,0 +1,19 @@
+import { authModule, type AuthTables } from './auth/index.ts';
+import { catalogModule, type CatalogTables } from './catalog/index.ts';
+import { buildSchema } from '../graphql/schema.ts';
+import type { ModuleDeps } from './module.ts';
+
+/** Every module of the service: the one list app.ts builds from. */
+export const MODULES = { auth: authModule, catalog: catalogModule };
+
+export type Database = AuthTables & CatalogTables;
+
+export type Modules = { [K in keyof typeof MODULES]: ReturnType<(typeof MODULES)[K]['create']> };
+
+export function createModules(deps: ModuleDeps<Database>): Modules {
+  return Object.fromEntries(Object.entries(MODULES).map(([name, module]) => [name, module.create(deps)])) as Modules;
+}
+
+export const GRAPHQL_MODULES = Object.values(MODULES).flatMap((m) => ('graphql' in m && m.graphql ? [m.graphql] : []));
+
+export const serviceSchema = () => buildSchema(GRAPHQL_MODULES);

@@ -1,0 +1,28 @@
+import type { Kysely } from 'kysely';
+import type { Registry } from 'prom-client';
+import type { Config } from '../config.ts';
+import type { GraphQLModule } from '../graphql/context.ts';
+import type { Route } from '../http/router.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { Authenticate } from '../platform/session.ts';
+
+export interface ModuleDeps<Tables> {
+  db: Kysely<Tables>;
+  config: Config;
+  logger: Logger;
+  registry: Registry;
+}
+
+export interface ModuleParts {
+  routes?: readonly Route[];
+  /** Its part of every GraphQL request's context (its loaders), built per request. */
+  graphqlContext?: () => object;
+  /** How requests are authenticated; exactly one module provides it. */
+  authenticate?: Authenticate;
+}
+
+export interface Module<Tables, Parts extends ModuleParts = ModuleParts> {
+  name: string;
+  graphql?: GraphQLModule;
+  create(deps: ModuleDeps<Tables>): Parts;
+}
