@@ -10,6 +10,18 @@ export interface SessionUser {
 export interface Session {
   tokenId: string;
   user: SessionUser;
+  /** The token's abilities as stored (Sanctum's; `*` grants every ability). */
+  abilities: readonly string[];
+  /** What this request may do: the token's abilities, `*` expanded, limited by the user's role. */
+  scopes: readonly string[];
+}
+
+/** Something a token may be allowed to do, declared by the module that enforces it. */
+export interface Ability {
+  name: string;
+  description: string;
+  /** Only administrators' tokens ever hold it, whatever the token says. */
+  adminOnly?: boolean;
 }
 
 /** Resolves an Authorization header to a session; null for every kind of bad or missing token. */

@@ -14,6 +14,7 @@ export interface UserRow {
 export interface TokenWithUserRow {
   token_id: string;
   token_hash: string;
+  abilities: string[];
   token_created_at: Date;
   expires_at: Date | null;
   last_used_at: Date | null;
@@ -93,6 +94,7 @@ const tokenWithUser = preparedQuery<TokenWithUserRow>('auth_token_with_user', (d
     .select([
       't.id as token_id',
       't.token_hash',
+      't.abilities',
       't.created_at as token_created_at',
       't.expires_at',
       't.last_used_at',
