@@ -11,7 +11,7 @@ let productId: string;
 let stepId: string;
 let componentId: string;
 let customisationId: string;
-const tokens: Record<string, string> = {};
+const tokens = {} as Record<'adminLogin' | 'adminRead' | 'adminNone' | 'userLogin' | 'userWrite', string>;
 
 async function token(email: string, password: string, abilities: string[]): Promise<string> {
   const bearer = await t.login(email, password);
