@@ -14,6 +14,8 @@ export interface Session {
   abilities: readonly string[];
   /** What this request may do: the token's abilities, `*` expanded, limited by the user's role. */
   scopes: readonly string[];
+  /** When the token stops working (its own expires_at or the instance-wide lifetime); null: never. */
+  expiresAt: Date | null;
 }
 
 /** Something a token may be allowed to do, declared by the module that enforces it. */

@@ -56,6 +56,7 @@ export function createAuthenticator(deps: {
       },
       abilities: row.abilities,
       scopes: scopesOf(row.abilities, row.user_is_admin, abilities),
+      expiresAt: expiry,
     };
   };
 }

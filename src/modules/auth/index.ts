@@ -23,7 +23,7 @@ export const authModule = {
     return {
       service,
       authenticate: createAuthenticator({ db, lifetimeMinutes: config.tokenExpirationMinutes, logger, abilities }),
-      routes: createAuthRoutes(service, registry),
+      routes: createAuthRoutes(service, registry, abilities),
     };
   },
 } satisfies Module<AuthTables>;
