@@ -52,10 +52,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   // products owning the changed rows are touched (and stamped by the trigger above). An updated
   // row changed only if the row trigger moved its updated_at: an UPDATE that rewrites the same
   // values touches nothing.
+  // Scalar subqueries per changed row: a join would be planned without statistics on the transition
+  // table and could scan whole child tables on every write.
   const owners = (rows: string): Record<(typeof CHILDREN)[number], string> => ({
     steps: `SELECT c.product_id FROM ${rows} c`,
-    components: `SELECT s.product_id FROM ${rows} c JOIN steps s ON s.id = c.step_id`,
-    customisations: `SELECT s.product_id FROM ${rows} c JOIN components co ON co.id = c.component_id JOIN steps s ON s.id = co.step_id`,
+    components: `SELECT (SELECT s.product_id FROM steps s WHERE s.id = c.step_id) FROM ${rows} c`,
+    customisations: `SELECT (SELECT s.product_id FROM components co JOIN steps s ON s.id = co.step_id WHERE co.id = c.component_id) FROM ${rows} c`,
   });
   const updatedRows = '(SELECT n.* FROM changed n JOIN previous o ON o.id = n.id WHERE n.updated_at IS DISTINCT FROM o.updated_at)';
   for (const table of CHILDREN) {
