@@ -20,6 +20,7 @@ import {
   runCli,
   usageError,
 } from './lib/cli.ts';
+import { catalogExport, catalogImport, CATALOG_USAGE } from './admin/catalog.ts';
 import { ensureMigrated, withDatabase } from './lib/database.ts';
 import { promptHidden, readStdin } from './lib/prompt.ts';
 
@@ -40,7 +41,7 @@ Commands:
   tokens:prune-expired [--hours H]
       Deletes tokens that expired more than H hours ago (default 24), by their own
       expires_at or by TOKEN_EXPIRATION_MINUTES when that is set.
-  help
+${CATALOG_USAGE}  help
       Shows this text.
 
 The database is the server's: DATABASE_URL when set, else the embedded one in DATA_DIR.
@@ -222,7 +223,9 @@ async function tokensPruneExpired(args: string[]): Promise<void> {
   });
 }
 
-const COMMANDS = new Map<string, (args: string[]) => Promise<void>>([
+const COMMANDS = new Map<string, (args: string[]) => Promise<void | number>>([
+  ['catalog:export', catalogExport],
+  ['catalog:import', catalogImport],
   ['user:create', userCreate],
   ['token:create', tokenCreate],
   ['token:list', tokenList],
@@ -241,6 +244,5 @@ runCli(async () => {
     process.stderr.write(`${command === undefined ? 'No command given.' : `Unknown command '${command}'.`}\n\n${USAGE}`);
     return EXIT_USAGE;
   }
-  await run(args);
-  return 0;
+  return (await run(args)) ?? 0;
 });

@@ -221,6 +221,11 @@ export async function findTrees(db: CatalogDb, productIds: readonly string[]): P
   return { steps: steps.rows, components: components.rows, customisations: customisations.rows };
 }
 
+/** Fresh planner statistics after a bulk import: until autovacuum gets to it, a grown table looks empty. */
+export async function analyzeCatalog(db: CatalogDb): Promise<void> {
+  await sql`ANALYZE products, steps, components, customisations`.execute(db);
+}
+
 /** Products in sku order, a page at a time (export). */
 export async function findProductsBySku(db: CatalogDb, afterSku: string | null, limit: number): Promise<{ id: string; sku: string; name: string }[]> {
   const { rows } = await sql<{ id: string; sku: string; name: string }>`

@@ -107,9 +107,9 @@ export async function createProduct(ctx: WriteContext, input: ProductInput): Pro
 export async function upsertProduct(
   ctx: WriteContext,
   input: ProductInput & { expectedUpdatedAt?: Date | null },
-  options: { dryRun?: boolean } = {},
+  options: { dryRun?: boolean; path?: string } = {},
 ): Promise<{ product: ProductRow; outcome: UpsertOutcome }> {
-  const values = checkProduct(input, ctx.limits);
+  const values = checkProduct(input, ctx.limits, options.path);
   return transact<{ product: ProductRow; outcome: UpsertOutcome }>(
     ctx,
     'upsertProduct',
