@@ -8,6 +8,8 @@ import {
 } from '../src/modules/auth/repository.ts';
 import { createAuthService, normaliseEmail } from '../src/modules/auth/service.ts';
 import { tokenExpiry } from '../src/modules/auth/authenticate.ts';
+import { tokenSchema } from '../src/modules/auth/routes.ts';
+import { ABILITIES } from '../src/modules/index.ts';
 import { parseRowId } from '../src/platform/ids.ts';
 import {
   CliError,
@@ -18,6 +20,7 @@ import {
   runCli,
   usageError,
 } from './lib/cli.ts';
+import { catalogExport, catalogImport, CATALOG_USAGE } from './admin/catalog.ts';
 import { ensureMigrated, withDatabase } from './lib/database.ts';
 import { promptHidden, readStdin } from './lib/prompt.ts';
 
@@ -27,6 +30,10 @@ Commands:
   user:create --email E --name N [--admin] [--password-stdin]
       Creates a user. The password is read from stdin with --password-stdin,
       otherwise asked for twice on the terminal without echo.
+  token:create --email E --name N [--abilities a,b] [--expires-at T]
+      Creates a personal access token for that user (abilities: *, catalog:read,
+      catalog:write; default *; T an ISO 8601 date and time). The token is printed
+      alone on the last line of stdout, once: it is not stored anywhere readable.
   token:list [--email E]
       Lists personal access tokens (never their hashes), optionally of one user.
   token:revoke ID
@@ -34,7 +41,7 @@ Commands:
   tokens:prune-expired [--hours H]
       Deletes tokens that expired more than H hours ago (default 24), by their own
       expires_at or by TOKEN_EXPIRATION_MINUTES when that is set.
-  help
+${CATALOG_USAGE}  help
       Shows this text.
 
 The database is the server's: DATABASE_URL when set, else the embedded one in DATA_DIR.
@@ -135,6 +142,7 @@ async function tokenList(args: string[]): Promise<void> {
         String(t.id),
         t.email,
         t.name,
+        t.abilities.join(','),
         formatTime(t.created_at),
         formatTime(t.last_used_at),
         formatTime(t.expires_at),
@@ -142,8 +150,44 @@ async function tokenList(args: string[]): Promise<void> {
       ];
     });
     process.stdout.write(
-      formatTable(['id', 'user', 'name', 'created_at', 'last_used_at', 'expires_at', 'status'], rows),
+      formatTable(['id', 'user', 'name', 'abilities', 'created_at', 'last_used_at', 'expires_at', 'status'], rows),
     );
+  });
+}
+
+async function tokenCreate(args: string[]): Promise<void> {
+  const { values } = parseCommandLine(args, {
+    email: { type: 'string' },
+    name: { type: 'string' },
+    abilities: { type: 'string' },
+    'expires-at': { type: 'string' },
+  });
+  const email = parseEmail(values.email);
+  const parsed = tokenSchema(ABILITIES).safeParse({
+    name: values.name ?? '',
+    abilities: values.abilities?.split(',').map((a) => a.trim()),
+    expires_at: values['expires-at'],
+  });
+  if (!parsed.success) throw usageError(parsed.error.issues.map((i) => `--${String(i.path[0]).replace('_', '-')}: ${i.message}`).join('\n'));
+
+  await withDatabase(async (ctx) => {
+    await ensureMigrated(ctx);
+    const user = await findUserByEmail(ctx.database.db, email);
+    if (!user) throw new CliError(`No user with email ${email}.`);
+    const auth = createAuthService({ db: ctx.database.db, config: ctx.config, logger: ctx.logger });
+    const { token, summary } = await auth.createToken({
+      owner: { id: String(user.id) },
+      // The shell is the operator: any ability, no caller token to outlive.
+      caller: { abilities: ['*'], expiresAt: null },
+      name: parsed.data.name,
+      abilities: parsed.data.abilities,
+      expiresAt: parsed.data.expires_at,
+    });
+    process.stderr.write(
+      `Created token ${summary.id} "${summary.name}" for ${email} in ${ctx.target}: abilities ${summary.abilities.join(', ')}, ` +
+        `expires ${summary.expiresAt ? formatTime(summary.expiresAt) : 'never'}. It is shown once:\n`,
+    );
+    process.stdout.write(`${token}\n`);
   });
 }
 
@@ -179,8 +223,11 @@ async function tokensPruneExpired(args: string[]): Promise<void> {
   });
 }
 
-const COMMANDS = new Map<string, (args: string[]) => Promise<void>>([
+const COMMANDS = new Map<string, (args: string[]) => Promise<void | number>>([
+  ['catalog:export', catalogExport],
+  ['catalog:import', catalogImport],
   ['user:create', userCreate],
+  ['token:create', tokenCreate],
   ['token:list', tokenList],
   ['token:revoke', tokenRevoke],
   ['tokens:prune-expired', tokensPruneExpired],
@@ -197,6 +244,5 @@ runCli(async () => {
     process.stderr.write(`${command === undefined ? 'No command given.' : `Unknown command '${command}'.`}\n\n${USAGE}`);
     return EXIT_USAGE;
   }
-  await run(args);
-  return 0;
+  return (await run(args)) ?? 0;
 });

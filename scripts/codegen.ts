@@ -32,7 +32,13 @@ export async function generateResolverTypes(moduleName: string): Promise<string>
     documents: [],
     plugins: [{ typescript: {} }, { typescriptResolvers: {} }],
     pluginMap: { typescript: typescriptPlugin, typescriptResolvers: typescriptResolversPlugin },
-    config: { useTypeImports: true, federation: true, ...module.graphql.codegen },
+    config: {
+      useTypeImports: true,
+      federation: true,
+      // Resolvers may hand DateTime a Date, an ISO string or epoch milliseconds (graphql-scalars serializes each).
+      scalars: { DateTime: { input: 'Date', output: 'Date | string | number' } },
+      ...module.graphql.codegen,
+    },
   });
 }
 

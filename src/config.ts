@@ -71,6 +71,9 @@ const envSchema = z.object({
   PASSWORD_HASH_QUEUE: intInRange(0, 10_000).default(50),
   PASSWORD_HASH_QUEUE_TIMEOUT_MS: intInRange(1, 60_000).default(2_000),
   MAX_PAGE_SIZE: intInRange(1, 10_000).default(100),
+  CATALOG_MAX_STEPS: intInRange(1, 10_000).default(100),
+  CATALOG_MAX_COMPONENTS_PER_STEP: intInRange(1, 10_000).default(100),
+  CATALOG_MAX_CUSTOMISATIONS_PER_COMPONENT: intInRange(1, 10_000).default(100),
   // GraphQL edge limits (README "GraphQL limits and security" says why each default).
   GRAPHQL_MAX_DEPTH: intInRange(1, 100).default(10),
   GRAPHQL_MAX_TOKENS: intInRange(10, 1_000_000).default(1000),
@@ -134,6 +137,8 @@ export type Config = Readonly<{
   passwordHashQueue: number;
   passwordHashQueueTimeoutMs: number;
   maxPageSize: number;
+  /** Most children one catalogue write may carry, per parent. */
+  catalogWriteLimits: { maxSteps: number; maxComponentsPerStep: number; maxCustomisationsPerComponent: number };
   graphqlMaxDepth: number;
   graphqlMaxTokens: number;
   graphqlMaxAliases: number;
@@ -211,6 +216,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordHashQueue: e.PASSWORD_HASH_QUEUE,
     passwordHashQueueTimeoutMs: e.PASSWORD_HASH_QUEUE_TIMEOUT_MS,
     maxPageSize: e.MAX_PAGE_SIZE,
+    catalogWriteLimits: Object.freeze({
+      maxSteps: e.CATALOG_MAX_STEPS,
+      maxComponentsPerStep: e.CATALOG_MAX_COMPONENTS_PER_STEP,
+      maxCustomisationsPerComponent: e.CATALOG_MAX_CUSTOMISATIONS_PER_COMPONENT,
+    }),
     graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
     graphqlMaxTokens: e.GRAPHQL_MAX_TOKENS,
     graphqlMaxAliases: e.GRAPHQL_MAX_ALIASES,

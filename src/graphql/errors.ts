@@ -1,8 +1,16 @@
 import type { ServerResponse } from 'node:http';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type FieldNode } from 'graphql';
 import { createGraphQLError, maskError as yogaMaskError, type YogaServerOptions } from 'graphql-yoga';
 import { isDatabaseUnavailable, SERVICE_UNAVAILABLE_MESSAGE } from '../platform/db-errors.ts';
-import { BEARER_CHALLENGE, RETRY_LATER, UNAUTHENTICATED_MESSAGE, type HttpError } from '../platform/errors.ts';
+import {
+  BEARER_CHALLENGE,
+  Conflict,
+  NotFound,
+  RETRY_LATER,
+  UNAUTHENTICATED_MESSAGE,
+  ValidationFailed,
+  type HttpError,
+} from '../platform/errors.ts';
 
 // `http.spec: false` makes Yoga use the status for every client, legacy application/json ones included.
 
@@ -34,6 +42,13 @@ export const variableError = (e: GraphQLError) =>
 
 export const forbiddenError = (message: string) => graphQLError(message, 'FORBIDDEN', { status: 403 });
 
+/** Lighthouse's wording for a missing permission; which abilities would have allowed it goes beside it. */
+export const forbiddenFieldError = (node: FieldNode, requiredScopes: readonly (readonly string[])[]) =>
+  createGraphQLError('This action is unauthorized.', {
+    nodes: [node],
+    extensions: { code: 'FORBIDDEN', requiredScopes, http: { status: 403, spec: false } },
+  });
+
 export const tooManyInFlightError = () =>
   graphQLError('Too many requests in flight for this token.', 'TOO_MANY_REQUESTS', { status: 429, headers: { 'Retry-After': '1' } });
 
@@ -55,8 +70,31 @@ export function shorten(name: string): string {
  */
 type MaskError = NonNullable<Exclude<YogaServerOptions<object, object>['maskedErrors'], boolean | undefined>['maskError']>;
 
+/** A write's expected outcome (platform/errors.ts) as Lighthouse words it, at the field that failed. */
+function writeOutcomeError(error: GraphQLError): GraphQLError | undefined {
+  const outcome = error.originalError;
+  const at = { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path };
+  if (outcome instanceof ValidationFailed) {
+    const field = [...(error.path ?? [])].reverse().find((p) => typeof p === 'string') ?? 'operation';
+    return createGraphQLError(`Validation failed for the field [${field}].`, {
+      ...at,
+      extensions: { code: 'BAD_USER_INPUT', validation: outcome.errors },
+    });
+  }
+  if (outcome instanceof NotFound) return createGraphQLError(outcome.message, { ...at, extensions: { code: 'NOT_FOUND' } });
+  if (outcome instanceof Conflict) {
+    return createGraphQLError(outcome.message, {
+      ...at,
+      extensions: { code: 'CONFLICT', ...(outcome.currentUpdatedAt ? { updatedAt: outcome.currentUpdatedAt.toISOString() } : {}) },
+    });
+  }
+  return undefined;
+}
+
 export const maskError: MaskError = (error, message) => {
   if (isDatabaseUnavailable(error)) return serviceUnavailableError();
+  const outcome = error instanceof GraphQLError ? writeOutcomeError(error) : undefined;
+  if (outcome) return outcome;
   const masked = yogaMaskError(error, message, false);
   if (!(masked instanceof GraphQLError)) return masked;
   const { originalError, http, ...rest } = masked.extensions as Record<string, unknown> & {

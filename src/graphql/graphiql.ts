@@ -30,10 +30,62 @@ query Product {
 }
 `;
 
+const EXAMPLE_MUTATION = `# Writes need an administrator's token (the catalog:write ability); the demo user is one.
+# Run it once: a second run is refused with "The sku has already been taken."
+mutation CreateProduct($input: CreateProductInput!) {
+  createProduct(input: $input) {
+    id
+    name
+    sku
+    updatedAt
+    steps {
+      id
+      name
+      order
+      components {
+        id
+        name
+        position
+        customisations { id name type price }
+      }
+    }
+  }
+}
+`;
+
+const EXAMPLE_VARIABLES = {
+  input: {
+    name: 'Walnut Desk',
+    sku: 'DESK-001',
+    steps: [
+      {
+        name: 'Choose a size',
+        order: 1,
+        components: [
+          {
+            name: 'Top',
+            position: 1,
+            customisations: [
+              { name: '120 cm', type: 'dropdown', price: 0 },
+              { name: '160 cm', type: 'dropdown', price: 80 },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+};
+
+const HEADERS = JSON.stringify({ Authorization: 'Bearer <token from POST /api/v1/login>' }, null, 2);
+
 const OPTIONS: GraphiQLOptions = {
   title: 'Product Configuration Service',
   defaultQuery: EXAMPLE_QUERY,
-  headers: JSON.stringify({ Authorization: 'Bearer <token from POST /api/v1/login>' }, null, 2),
+  defaultTabs: [
+    { query: EXAMPLE_QUERY, headers: HEADERS },
+    { query: EXAMPLE_MUTATION, variables: JSON.stringify(EXAMPLE_VARIABLES, null, 2), headers: HEADERS },
+  ],
+  headers: HEADERS,
   isHeadersEditorEnabled: true,
   shouldPersistHeaders: false,
 };

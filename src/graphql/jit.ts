@@ -2,6 +2,7 @@ import { useGraphQlJit } from '@envelop/graphql-jit';
 import { GraphQLError, Kind, type DocumentNode, type Source } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Logger } from '../platform/logger.ts';
+import { createDocumentCache } from './limits.ts';
 
 function singleOperation(document: DocumentNode): boolean {
   let operations = 0;
@@ -49,7 +50,10 @@ const useJitErrorLocations = (): Plugin => ({
   },
 });
 
-/** graphql-jit caches compiled queries by document object, which Yoga's parse cache hands back for the same text. */
+/**
+ * Compiled queries are cached by document text as well as by object: scope checking hands execution a
+ * rewritten copy of the document on every request.
+ */
 export function useCompiledExecution(logger: Logger): Plugin {
   return {
     onPluginInit({ addPlugin }) {
@@ -57,6 +61,7 @@ export function useCompiledExecution(logger: Logger): Plugin {
         useGraphQlJit(
           {},
           {
+            cache: createDocumentCache(),
             // One compiled query per document, whichever operation it was compiled for: a document of several
             // operations runs on graphql-js, so B never gets the answer compiled for A.
             enableIf: (args) => singleOperation(args.document),

@@ -4,6 +4,7 @@ import { loadFilesSync } from '@graphql-tools/load-files';
 import { mergeResolvers, mergeTypeDefs } from '@graphql-tools/merge';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { GraphQLModule } from './context.ts';
+import { scalarResolvers } from './scalars.ts';
 
 export const SCHEMA_DIR = fileURLToPath(new URL('../../schema', import.meta.url));
 
@@ -20,7 +21,7 @@ export function buildSchema(modules: readonly GraphQLModule[]): GraphQLSchema {
   return buildSubgraphSchema([
     {
       typeDefs: loadTypeDefs(modules.map((m) => m.schemaDir)),
-      resolvers: mergeResolvers(modules.map((m) => m.resolvers) as Parameters<typeof mergeResolvers>[0]) as SubgraphModule['resolvers'],
+      resolvers: mergeResolvers([scalarResolvers, ...modules.map((m) => m.resolvers)] as Parameters<typeof mergeResolvers>[0]) as SubgraphModule['resolvers'],
     },
   ]);
 }

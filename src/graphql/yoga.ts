@@ -11,6 +11,7 @@ import { useExecutionLimits } from './execution-limits.ts';
 import { useCompiledExecution } from './jit.ts';
 import { createParseCaches, useGraphQLLimits, useUndeclaredBodyLimit } from './limits.ts';
 import { useOperationName, useOperationSelection } from './operations.ts';
+import { useScopes } from './scopes.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -60,6 +61,7 @@ export function createGraphQLHandler(deps: {
       useGraphQLLimits(config, (query) => parseCaches.documentCache.has(query)),
       useOperationSelection(),
       useExecutionLimits(config),
+      useScopes(),
       useOperationName(),
       useCompiledExecution(logger),
       useExecutionDeadline(config.graphqlExecutionTimeoutMs, logger),

@@ -1,6 +1,7 @@
 import { authModule, type AuthTables } from './auth/index.ts';
 import { catalogModule, type CatalogTables } from './catalog/index.ts';
 import { buildSchema } from '../graphql/schema.ts';
+import type { Ability } from '../platform/session.ts';
 import type { ModuleDeps } from './module.ts';
 
 /** Every module of the service: the one list app.ts builds from. */
@@ -10,8 +11,11 @@ export type Database = AuthTables & CatalogTables;
 
 export type Modules = { [K in keyof typeof MODULES]: ReturnType<(typeof MODULES)[K]['create']> };
 
-export function createModules(deps: ModuleDeps<Database>): Modules {
-  return Object.fromEntries(Object.entries(MODULES).map(([name, module]) => [name, module.create(deps)])) as Modules;
+export const ABILITIES: readonly Ability[] = Object.values(MODULES).flatMap((m) => ('abilities' in m ? m.abilities : []));
+
+export function createModules(deps: Omit<ModuleDeps<Database>, 'abilities'>): Modules {
+  const all = { ...deps, abilities: ABILITIES };
+  return Object.fromEntries(Object.entries(MODULES).map(([name, module]) => [name, module.create(all)])) as Modules;
 }
 
 export const GRAPHQL_MODULES = Object.values(MODULES).flatMap((m) => ('graphql' in m && m.graphql ? [m.graphql] : []));

@@ -4,13 +4,15 @@ import type { Config } from '../config.ts';
 import type { GraphQLModule } from '../graphql/context.ts';
 import type { Route } from '../http/router.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { Authenticate } from '../platform/session.ts';
+import type { Ability, Authenticate } from '../platform/session.ts';
 
 export interface ModuleDeps<Tables> {
   db: Kysely<Tables>;
   config: Config;
   logger: Logger;
   registry: Registry;
+  /** Every ability any module declares: what a token may be granted. */
+  abilities: readonly Ability[];
 }
 
 export interface ModuleParts {
@@ -24,5 +26,7 @@ export interface ModuleParts {
 export interface Module<Tables, Parts extends ModuleParts = ModuleParts> {
   name: string;
   graphql?: GraphQLModule;
+  /** The token abilities this module's operations require (`@requiresScopes` in its SDL). */
+  abilities?: readonly Ability[];
   create(deps: ModuleDeps<Tables>): Parts;
 }

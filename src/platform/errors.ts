@@ -37,3 +37,25 @@ export function unauthenticatedHttpError(): HttpError {
 export function serviceUnavailableHttpError(message = SERVICE_UNAVAILABLE_MESSAGE): HttpError {
   return new HttpError(503, message, { headers: { ...RETRY_LATER } });
 }
+
+// Expected outcomes of writes, independent of the interface: GraphQL (graphql/errors.ts) and the CLI word them.
+
+/** Input the caller must correct, messages by argument path (`input.steps.0.name`). */
+export class ValidationFailed extends Error {
+  constructor(readonly errors: FieldErrors) {
+    super('Validation failed.');
+    this.name = 'ValidationFailed';
+  }
+}
+
+export class NotFound extends Error {
+  override name = 'NotFound';
+}
+
+/** Optimistic concurrency: the record changed after the version the caller based its write on. */
+export class Conflict extends Error {
+  override name = 'Conflict';
+  constructor(message: string, readonly currentUpdatedAt?: Date) {
+    super(message);
+  }
+}

@@ -12,6 +12,7 @@ const SCREENSHOT = 'test-results/graphiql.png';
 let t: TestApp;
 let browser: Browser;
 let token: string;
+let adminToken: string;
 let productId: string;
 beforeAll(async () => {
   if (!fs.existsSync(CHROMIUM)) {
@@ -20,6 +21,8 @@ beforeAll(async () => {
   t = await startTestApp();
   const user = await t.createUser();
   token = await t.login(user.email, user.password);
+  const admin = await t.createUser({ isAdmin: true });
+  adminToken = await t.login(admin.email, admin.password);
   await insertProductTrees(t.database.handle.db, [
     {
       name: 'Walnut Writing Desk',
@@ -154,6 +157,38 @@ describe('GraphiQL in chromium', () => {
     expect(problems).toEqual([]);
     // Monaco ran its language services as workers loaded from the service's own assets.
     expect([...assets].sort()).toEqual(['editor.worker', 'favicon', 'graphiql', 'graphql.worker', 'init', 'json.worker']);
+    await page.close();
+  });
+
+  it('opens a second tab with a createProduct mutation that an administrator can run as it is', { timeout: 180_000 }, async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
+    await page.goto(`${t.url}/graphql`, { waitUntil: 'load', timeout: 120_000 });
+    const tabs = page.locator('.graphiql-tab');
+    await expect.poll(() => tabs.count(), { timeout: 60_000 }).toBe(2);
+    await tabs.nth(1).click();
+
+    const queryEditor = page.locator('.graphiql-query-editor .monaco-editor').first();
+    await expect.poll(async () => shown(await queryEditor.locator('.view-lines').innerText()), { timeout: 60_000 }).toContain(
+      'mutation CreateProduct($input: CreateProductInput!)',
+    );
+    const headersEditor = page.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden) .monaco-editor').first();
+    await headersEditor.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.insertText(JSON.stringify({ Authorization: `Bearer ${adminToken}` }));
+    await page.keyboard.press('Shift+ControlOrMeta+End');
+    await page.keyboard.press('Delete');
+
+    await page.locator('.graphiql-execute-button').click();
+    const response = page.locator('.graphiql-response');
+    await expect.poll(async () => shown(await response.innerText()), { timeout: 60_000 }).toContain('"createProduct"');
+    const created = JSON.parse(shown(await response.innerText()));
+    expect(created.errors).toBeUndefined();
+    expect(created.data.createProduct).toMatchObject({ name: 'Walnut Desk', sku: 'DESK-001' });
+    const stored = await t.graphql(`query ($id: ID!) { product(id: $id) { sku steps { components { customisations { price } } } } }`, {
+      token,
+      variables: { id: created.data.createProduct.id },
+    });
+    expect(stored.body.data.product).toEqual({ sku: 'DESK-001', steps: [{ components: [{ customisations: [{ price: 0 }, { price: 80 }] }] }] });
     await page.close();
   });
 });

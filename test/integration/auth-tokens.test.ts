@@ -91,7 +91,7 @@ describe('GET /api/v1/tokens', () => {
     expect(body.success).toBe(true);
     expect(body.data.map((x: any) => x.id)).toEqual([Number(tokenId(first)), Number(tokenId(second))]);
     for (const item of body.data) {
-      expect(Object.keys(item).sort()).toEqual(['created_at', 'current', 'expires_at', 'id', 'last_used_at', 'name']);
+      expect(Object.keys(item).sort()).toEqual(['abilities', 'created_at', 'current', 'expires_at', 'id', 'last_used_at', 'name']);
       expect(item.name).toBe('login');
       expect(new Date(item.created_at).toISOString()).toBe(item.created_at);
     }

@@ -33,6 +33,7 @@ const PRODUCT_QUERY = /* GraphQL */ `
 
 let t: TestApp;
 let token: string;
+let adminToken: string;
 let productIds: string[];
 let gateway: ChildProcess | undefined;
 let gatewayUrl: string;
@@ -99,6 +100,8 @@ describe.skipIf(!installed)('through Hive Gateway (test/gateway)', () => {
     t = await startTestApp({ env: { FEDERATION_SECRET } });
     const user = await t.createUser();
     token = await t.login(user.email, user.password);
+    const admin = await t.createUser({ isAdmin: true });
+    adminToken = await t.login(admin.email, admin.password);
     await seedCatalog(t.database.handle.db, { products: 3, seed: 66, shape: { steps: 2, components: 2, customisations: 2 } });
     const page = await t.graphql('{ products(first: 3) { data { id } } }', { token });
     productIds = page.body.data.products.data.map((p: { id: string }) => p.id);
@@ -177,5 +180,25 @@ describe.skipIf(!installed)('through Hive Gateway (test/gateway)', () => {
     );
     expect(res.body.data.featured).toEqual(expected);
     expect(promotionsSawAuthorization).toEqual([`Bearer ${token}`]);
+  });
+
+  it('runs catalogue mutations through the gateway, and _entities serves what they wrote', async () => {
+    const id = productIds[2]!;
+    const rename = `mutation ($id: ID!) { updateProduct(id: $id, input: { name: "Renamed through the gateway" }) { id name updatedAt } }`;
+    const refused = await viaGateway(rename, { id }, `Bearer ${token}`);
+    expect(refused.body.errors?.[0]).toMatchObject({ message: 'This action is unauthorized.', extensions: { code: 'FORBIDDEN' } });
+
+    const res = await viaGateway(rename, { id }, `Bearer ${adminToken}`);
+    expect(res.body.errors).toBeUndefined();
+    const { updatedAt } = res.body.data.updateProduct;
+
+    const featured = await viaGateway(
+      `{ featured { id name createdAt updatedAt steps { createdAt components { position customisations { updatedAt } } } } }`,
+      {},
+      `Bearer ${token}`,
+    );
+    expect(featured.body.errors).toBeUndefined();
+    expect(featured.body.data.featured[0]).toMatchObject({ id, name: 'Renamed through the gateway', updatedAt });
+    expect(featured.body.data.featured[0].steps[0].components[0].position).toBe(1);
   });
 });

@@ -7,7 +7,8 @@ import { insertToken } from '../../src/modules/auth/repository.ts';
 import { createAuthService } from '../../src/modules/auth/service.ts';
 import { generateSecret, hashSecret } from '../../src/modules/auth/token.ts';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../src/modules/index.ts';
+import { createAuthenticator } from '../../src/modules/auth/authenticate.ts';
+import { ABILITIES, type Database } from '../../src/modules/index.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { MIGRATIONS_DIR } from '../../src/platform/migrate.ts';
 import { createCliTarget, type CliTarget } from '../support/cli.ts';
@@ -156,7 +157,7 @@ describe('npm run admin', () => {
   it('prints its usage for help, and exit code 2 for an unknown or missing command', async () => {
     const [help, unknown, none] = await Promise.all([a.run('admin', ['help']), a.run('admin', ['user:delete']), a.run('admin', [])]);
     expect(help.code).toBe(0);
-    for (const command of ['user:create', 'token:list', 'token:revoke', 'tokens:prune-expired']) {
+    for (const command of ['user:create', 'token:create', 'token:list', 'token:revoke', 'tokens:prune-expired']) {
       expect(help.stdout).toContain(command);
     }
     expect(unknown.code).toBe(2);
@@ -236,15 +237,46 @@ describe('npm run admin', () => {
     // One at a time: the embedded database admits a single process.
     const list = await a.run('admin', ['token:list', '--email', email]);
     expect(list.code, list.stderr).toBe(0);
-    expect(list.stdout).toMatch(/^id +user +name +created_at +last_used_at +expires_at +status$/m);
+    expect(list.stdout).toMatch(/^id +user +name +abilities +created_at +last_used_at +expires_at +status$/m);
     expect(list.stdout).toMatch(
-      new RegExp(`^${id} +${email.replace(/\./g, '\\.')} +login +\\d{4}-\\d\\d-\\d\\dT[\\d:]+Z +- +- +active$`, 'm'),
+      new RegExp(`^${id} +${email.replace(/\./g, '\\.')} +login +\\* +\\d{4}-\\d\\d-\\d\\dT[\\d:]+Z +- +- +active$`, 'm'),
     );
     expect(list.stdout).not.toContain(secret);
     expect(list.stdout).not.toContain(hashSecret(secret));
     const unknown = await a.run('admin', ['token:list', '--email', 'nobody@example.com']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('No user with email nobody@example.com.');
+  }, SLOW);
+
+  it('token:create prints the token alone on the last line of stdout; it authenticates with the abilities asked', async () => {
+    const created = await a.run('admin', ['token:create', '--email', email, '--name', 'storefront', '--abilities', 'catalog:read']);
+    expect(created.code, created.stderr).toBe(0);
+    const lines = created.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\d+\|\S{40,}$/);
+    expect(created.stderr).toContain('abilities catalog:read');
+    await withOpen(a, async (db) => {
+      const authenticate = createAuthenticator({ db, lifetimeMinutes: undefined, logger: createLogger('silent'), abilities: ABILITIES });
+      const session = await authenticate(`Bearer ${lines[0]}`);
+      expect(session?.scopes).toEqual(['catalog:read']);
+    });
+    const [badAbility, noName, past, nobody] = [
+      await a.run('admin', ['token:create', '--email', email, '--name', 'x', '--abilities', 'catalog:delete']),
+      await a.run('admin', ['token:create', '--email', email]),
+      await a.run('admin', ['token:create', '--email', email, '--name', 'x', '--expires-at', '2001-01-01T00:00:00Z']),
+      await a.run('admin', ['token:create', '--email', 'nobody@example.com', '--name', 'x']),
+    ];
+    expect(badAbility.code).toBe(2);
+    expect(badAbility.stderr).toContain('--abilities: Each ability must be one of: *, catalog:read, catalog:write.');
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toContain('--name: The name field is required.');
+    expect(past.code).toBe(2);
+    expect(past.stderr).toContain('--expires-at: The expires at field must be a date after now.');
+    expect(nobody.code).toBe(1);
+    expect(nobody.stderr).toContain('No user with email nobody@example.com.');
+    for (const r of [badAbility, noName, past, nobody]) expect(r.stdout).toBe('');
+    // The tests below count this user's tokens.
+    expect((await a.run('admin', ['token:revoke', lines[0]!.split('|')[0]!])).code).toBe(0);
   }, SLOW);
 
   it('token:revoke deletes the token, and refuses an unknown or malformed id', async () => {

@@ -78,6 +78,13 @@ describe('npm start on the embedded database', () => {
     expect(body.errors).toBeUndefined();
     expect(body.data.product.steps).toHaveLength(5);
     expect(body.data.product.steps[0].components[0].customisations).toHaveLength(3);
+    // The demo user is an administrator of its own catalogue: it may write.
+    const write = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${data.token}` },
+      body: JSON.stringify({ query: 'mutation { createProduct(input: { name: "Tried it", sku: "DEMO-TRY-1" }) { id sku } }' }),
+    });
+    expect(((await write.json()) as any).data.createProduct.sku).toBe('DEMO-TRY-1');
     expect(await stop(first.child)).toBe(0);
 
     // Second start: same data, no new demo user, no password printed.
@@ -88,7 +95,7 @@ describe('npm start on the embedded database', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${data.token}` },
       body: JSON.stringify({ query: '{ products(first: 1) { paginatorInfo { total } } }' }),
     });
-    expect(((await again.json()) as any).data.products.paginatorInfo.total).toBe(50);
+    expect(((await again.json()) as any).data.products.paginatorInfo.total).toBe(51);
     expect(await stop(second.child)).toBe(0);
   }, 300_000);
 });

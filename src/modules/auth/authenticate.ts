@@ -1,5 +1,5 @@
 import type { Logger } from '../../platform/logger.ts';
-import type { Authenticate } from '../../platform/session.ts';
+import type { Ability, Authenticate } from '../../platform/session.ts';
 import { findTokenWithUser, touchTokenLastUsed } from './repository.ts';
 import type { AuthDb } from './tables.ts';
 import { parseBearerHeader, secretMatchesHash } from './token.ts';
@@ -14,9 +14,23 @@ export function tokenExpiry(token: { created_at: Date; expires_at: Date | null }
   return token.expires_at < lifetimeEnd ? token.expires_at : lifetimeEnd;
 }
 
+/**
+ * A request's scopes: the token's abilities with `*` expanded to every declared one, unknown names
+ * dropped, and admin-only abilities dropped for users who are not administrators.
+ */
+export function scopesOf(abilities: readonly string[], isAdmin: boolean, declared: readonly Ability[]): string[] {
+  const all = abilities.includes('*');
+  return declared.filter((a) => (all || abilities.includes(a.name)) && (isAdmin || !a.adminOnly)).map((a) => a.name);
+}
+
 /** One statement (token by id, with its user) and a constant-time compare; every failure is the same null (401). */
-export function createAuthenticator(deps: { db: AuthDb; lifetimeMinutes: number | undefined; logger: Logger }): Authenticate {
-  const { db, lifetimeMinutes, logger } = deps;
+export function createAuthenticator(deps: {
+  db: AuthDb;
+  lifetimeMinutes: number | undefined;
+  logger: Logger;
+  abilities: readonly Ability[];
+}): Authenticate {
+  const { db, lifetimeMinutes, logger, abilities } = deps;
   return async (header) => {
     const parsed = parseBearerHeader(header);
     if (!parsed) return null;
@@ -40,6 +54,9 @@ export function createAuthenticator(deps: { db: AuthDb; lifetimeMinutes: number 
         isAdmin: row.user_is_admin,
         createdAt: row.user_created_at,
       },
+      abilities: row.abilities,
+      scopes: scopesOf(row.abilities, row.user_is_admin, abilities),
+      expiresAt: expiry,
     };
   };
 }

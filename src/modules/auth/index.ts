@@ -12,7 +12,7 @@ export { countUsers } from './repository.ts';
 /** Users, tokens and the login throttle: the /api/v1 routes and the authentication of every request. */
 export const authModule = {
   name: 'auth',
-  create({ db, config, logger, registry }) {
+  create({ db, config, logger, registry, abilities }) {
     const service = createAuthService({ db, config, logger });
     for (const [name, help, pick] of [
       ['auth_password_hashing_running', 'Logins and password hashes running (at most PASSWORD_HASH_CONCURRENCY).', 'running'],
@@ -22,8 +22,8 @@ export const authModule = {
     }
     return {
       service,
-      authenticate: createAuthenticator({ db, lifetimeMinutes: config.tokenExpirationMinutes, logger }),
-      routes: createAuthRoutes(service, registry),
+      authenticate: createAuthenticator({ db, lifetimeMinutes: config.tokenExpirationMinutes, logger, abilities }),
+      routes: createAuthRoutes(service, registry, abilities),
     };
   },
 } satisfies Module<AuthTables>;

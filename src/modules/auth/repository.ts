@@ -14,6 +14,7 @@ export interface UserRow {
 export interface TokenWithUserRow {
   token_id: string;
   token_hash: string;
+  abilities: string[];
   token_created_at: Date;
   expires_at: Date | null;
   last_used_at: Date | null;
@@ -31,6 +32,7 @@ export interface TokenRow {
   created_at: Date;
   last_used_at: Date | null;
   expires_at: Date | null;
+  abilities: string[];
 }
 
 /** Thrown by insertUser when the email is taken; the unique violation is known here, not upstream. */
@@ -77,12 +79,18 @@ export async function updatePasswordHash(db: AuthDb, userId: string, passwordHas
 
 export async function insertToken(
   db: AuthDb,
-  token: { userId: string; name: string; tokenHash: string; expiresAt: Date | null },
+  token: { userId: string; name: string; tokenHash: string; expiresAt: Date | null; abilities?: readonly string[] },
 ): Promise<TokenRow> {
   return db
     .insertInto('personal_access_tokens')
-    .values({ user_id: token.userId, name: token.name, token_hash: token.tokenHash, expires_at: token.expiresAt })
-    .returning(['id', 'user_id', 'name', 'created_at', 'last_used_at', 'expires_at'])
+    .values({
+      user_id: token.userId,
+      name: token.name,
+      token_hash: token.tokenHash,
+      expires_at: token.expiresAt,
+      ...(token.abilities ? { abilities: sql<string[]>`${JSON.stringify(token.abilities)}::jsonb` } : {}),
+    })
+    .returning(['id', 'user_id', 'name', 'created_at', 'last_used_at', 'expires_at', 'abilities'])
     .executeTakeFirstOrThrow();
 }
 
@@ -93,6 +101,7 @@ const tokenWithUser = preparedQuery<TokenWithUserRow>('auth_token_with_user', (d
     .select([
       't.id as token_id',
       't.token_hash',
+      't.abilities',
       't.created_at as token_created_at',
       't.expires_at',
       't.last_used_at',
@@ -142,7 +151,7 @@ export async function findTokens(db: AuthDb, filter: { userId?: string } = {}): 
   let query = db
     .selectFrom('personal_access_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
-    .select(['t.id', 't.user_id', 't.name', 't.created_at', 't.last_used_at', 't.expires_at', 'u.email'])
+    .select(['t.id', 't.user_id', 't.name', 't.created_at', 't.last_used_at', 't.expires_at', 't.abilities', 'u.email'])
     .orderBy('t.id');
   if (filter.userId !== undefined) query = query.where('t.user_id', '=', filter.userId);
   return query.execute();

@@ -7,7 +7,8 @@ import type { Route, RouteContext } from '../../http/router.ts';
 import { isDatabaseUnavailable } from '../../platform/db-errors.ts';
 import { HttpError, NO_STORE, type FieldErrors } from '../../platform/errors.ts';
 import { parseRowId } from '../../platform/ids.ts';
-import { presentUser, type AuthService, type TokenSummary } from './service.ts';
+import type { Ability } from '../../platform/session.ts';
+import { AbilityEscalationError, presentUser, type AuthService, type TokenSummary } from './service.ts';
 
 // Bodies as the original service shaped them.
 
@@ -41,6 +42,7 @@ function presentToken(token: TokenSummary) {
   return {
     id: Number(token.id),
     name: token.name,
+    abilities: token.abilities,
     created_at: token.createdAt.toISOString(),
     last_used_at: token.lastUsedAt?.toISOString() ?? null,
     expires_at: token.expiresAt?.toISOString() ?? null,
@@ -65,6 +67,30 @@ const loginSchema = z.object({
     }),
 });
 
+/** POST /api/v1/tokens: Sanctum's createToken(name, abilities, expiresAt). */
+export function tokenSchema(declared: readonly Ability[]) {
+  const names = ['*', ...declared.map((a) => a.name)];
+  return z.object({
+    name: z
+      .string({ error: (i) => (i.input === undefined ? 'The name field is required.' : 'The name field must be a string.') })
+      .trim()
+      .min(1, { error: 'The name field is required.' })
+      .max(255, { error: 'The name field must not be greater than 255 characters.' }),
+    abilities: z
+      .array(z.string().refine((a) => names.includes(a), { error: `Each ability must be one of: ${names.join(', ')}.` }), {
+        error: 'The abilities field must be a list of strings.',
+      })
+      .refine((list) => list.length <= names.length * 2, { error: 'The abilities field has too many items.' })
+      .optional(),
+    expires_at: z
+      .string({ error: 'The expires at field must be a date and time (ISO 8601).' })
+      .pipe(z.iso.datetime({ offset: true, error: 'The expires at field must be a date and time (ISO 8601).' }))
+      .transform((v) => new Date(v))
+      .refine((d) => d.getTime() > Date.now(), { error: 'The expires at field must be a date after now.' })
+      .optional(),
+  });
+}
+
 /** Laravel's 422 shape: the first message (and how many more), then every message by field. */
 export function validationError(issues: readonly z.core.$ZodIssue[]): HttpError {
   const errors: FieldErrors = {};
@@ -78,8 +104,9 @@ export function validationError(issues: readonly z.core.$ZodIssue[]): HttpError 
   return new HttpError(422, message, { errors });
 }
 
-export function createAuthRoutes(auth: AuthService, registry: Registry): Route[] {
+export function createAuthRoutes(auth: AuthService, registry: Registry, abilities: readonly Ability[]): Route[] {
   const countLogin = createLoginCounter(registry);
+  const newToken = tokenSchema(abilities);
 
   async function login({ req, res, ip }: RouteContext): Promise<void> {
     noStore(res);
@@ -136,6 +163,25 @@ export function createAuthRoutes(auth: AuthService, registry: Registry): Route[]
         noStore(res);
         const tokens = await auth.listTokens(session!);
         sendJson(res, 200, { success: true, data: tokens.map(presentToken) }, NO_STORE);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/tokens',
+      auth: true,
+      async handle({ req, res, session, ip }) {
+        noStore(res);
+        const parsed = newToken.safeParse(await readObjectBody(req, REST_BODY_LIMIT));
+        if (!parsed.success) throw validationError(parsed.error.issues);
+        const { name, abilities: asked, expires_at: expiresAt } = parsed.data;
+        try {
+          const { token, summary } = await auth.createToken({ owner: session!.user, caller: session!, name, abilities: asked, expiresAt, ip });
+          const { current: _current, last_used_at: _unused, ...shown } = presentToken(summary);
+          sendJson(res, 201, { success: true, data: { token, ...shown } }, NO_STORE);
+        } catch (err) {
+          if (err instanceof AbilityEscalationError) throw new HttpError(403, err.message, { headers: NO_STORE });
+          throw err;
+        }
       },
     },
     {

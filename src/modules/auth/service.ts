@@ -32,10 +32,18 @@ export type LoginResult =
 export interface TokenSummary {
   id: string;
   name: string;
+  abilities: string[];
   createdAt: Date;
   lastUsedAt: Date | null;
   expiresAt: Date | null;
   current: boolean;
+}
+
+/** A token may not grant more than the one that asks for it. */
+export class AbilityEscalationError extends Error {
+  constructor() {
+    super('This action is unauthorized.');
+  }
 }
 
 /** A refusal for load carries no information about the account; one second is a fair first retry. */
@@ -137,6 +145,7 @@ export function createAuthService(deps: { db: AuthDb; config: Config; logger: Lo
       return rows.map((row: TokenRow) => ({
         id: String(row.id),
         name: row.name,
+        abilities: row.abilities,
         createdAt: row.created_at,
         lastUsedAt: row.last_used_at,
         expiresAt: tokenExpiry(row, config.tokenExpirationMinutes),
@@ -153,6 +162,44 @@ export function createAuthService(deps: { db: AuthDb; config: Config; logger: Lo
         'token revoked',
       );
       return true;
+    },
+
+    /**
+     * A token for `owner`, Sanctum's createToken: abilities at most the caller's own (`*` only from `*`),
+     * by default the same; never outliving the caller's token. The secret is returned once.
+     */
+    async createToken(input: {
+      owner: { id: string };
+      caller: { abilities: readonly string[]; expiresAt: Date | null; tokenId?: string };
+      name: string;
+      abilities?: readonly string[] | undefined;
+      expiresAt?: Date | undefined;
+      ip?: string;
+    }): Promise<{ token: string; summary: TokenSummary }> {
+      const abilities = [...new Set(input.abilities ?? input.caller.abilities)];
+      if (!input.caller.abilities.includes('*') && abilities.some((a) => a === '*' || !input.caller.abilities.includes(a))) {
+        throw new AbilityEscalationError();
+      }
+      const expiries = [input.expiresAt, input.caller.expiresAt].filter((d): d is Date => d instanceof Date);
+      const expiresAt = expiries.length ? new Date(Math.min(...expiries.map((d) => d.getTime()))) : null;
+      const secret = generateSecret(config.tokenPrefix);
+      const row = await insertToken(db, { userId: input.owner.id, name: input.name, tokenHash: hashSecret(secret), expiresAt, abilities });
+      logger.info(
+        { event: 'token.created', userId: input.owner.id, tokenId: String(row.id), byTokenId: input.caller.tokenId, abilities, ip: input.ip },
+        'token created',
+      );
+      return {
+        token: formatBearerToken(String(row.id), secret),
+        summary: {
+          id: String(row.id),
+          name: row.name,
+          abilities: row.abilities,
+          createdAt: row.created_at,
+          lastUsedAt: null,
+          expiresAt: tokenExpiry(row, config.tokenExpirationMinutes),
+          current: false,
+        },
+      };
     },
 
     async createUser(input: { name: string; email: string; password: string; isAdmin: boolean }): Promise<SessionUser> {

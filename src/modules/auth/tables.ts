@@ -18,6 +18,8 @@ export interface PersonalAccessTokenTable {
   name: string;
   /** sha256 hex of everything after the pipe; the secret itself is never stored. */
   token_hash: string;
+  /** Sanctum's abilities: a JSON list of strings, `["*"]` for every ability (login tokens). */
+  abilities: Generated<string[]>;
   last_used_at: Date | null;
   expires_at: Date | null;
   created_at: Generated<Date>;

@@ -1,21 +1,51 @@
 import type { Config } from '../../config.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { Session } from '../../platform/session.ts';
 import { createCatalogLoaders, type CatalogLoaders } from './loaders.ts';
 import { getProductPage, type ProductPageArgs } from './service.ts';
 import type { CatalogDb } from './tables.ts';
+import * as operations from './write-operations.ts';
+import { createProduct, upsertProduct, type WriteContext } from './write-service.ts';
+
+const WRITES = { createProduct, upsertProduct, ...operations };
+type Writes = typeof WRITES;
+type Bound = { [K in keyof Writes]: Writes[K] extends (ctx: WriteContext, ...args: infer A) => infer R ? (...args: A) => R : never };
 
 /** The catalog's part of a request's GraphQL context: loaders are new for every request. */
 export interface CatalogRequest {
   loaders: CatalogLoaders;
   productPage(args: ProductPageArgs): ReturnType<typeof getProductPage>;
+  /** The writes, as this session; each forgets what the request's loaders had read. */
+  writes(session: Session): Bound;
 }
 
 export type CatalogContext = GraphQLContext & { catalog: CatalogRequest };
 
-export function createCatalogRequest(db: CatalogDb, config: Pick<Config, 'maxPageSize'>): CatalogRequest {
+export function createCatalogRequest(
+  db: CatalogDb,
+  config: Pick<Config, 'maxPageSize' | 'catalogWriteLimits'>,
+  logger: Logger,
+): CatalogRequest {
   const loaders = createCatalogLoaders(db);
+  const forget = () => Object.values(loaders).forEach((loader) => loader.clearAll());
   return {
     loaders,
     productPage: (args) => getProductPage(db, loaders, args, config.maxPageSize),
+    writes(session) {
+      const ctx: WriteContext = {
+        db,
+        logger,
+        limits: config.catalogWriteLimits,
+        actor: { userId: session.user.id, tokenId: session.tokenId, via: 'graphql' },
+      };
+      const bound = Object.fromEntries(
+        Object.entries(WRITES).map(([name, write]) => [
+          name,
+          (...args: unknown[]) => (write as (...a: unknown[]) => Promise<unknown>)(ctx, ...args).finally(forget),
+        ]),
+      );
+      return bound as Bound;
+    },
   };
 }

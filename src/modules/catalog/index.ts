@@ -6,10 +6,17 @@ import type { CatalogTables } from './tables.ts';
 
 export type { CatalogDb, CatalogTables } from './tables.ts';
 export { countProducts } from './repository.ts';
-export { insertProductTrees, type NewProductTree } from './tree-repository.ts';
+export { insertProductTrees, type NewProductTree } from './write-repository.ts';
+
+export const CATALOG_READ = 'catalog:read';
+export const CATALOG_WRITE = 'catalog:write';
 
 export const catalogModule = {
   name: 'catalog',
+  abilities: [
+    { name: CATALOG_READ, description: 'Read products and their trees (every query).' },
+    { name: CATALOG_WRITE, description: 'Create, change and delete products and their trees (every mutation).', adminOnly: true },
+  ],
   graphql: {
     schemaDir: fileURLToPath(new URL('../../../schema/catalog', import.meta.url)),
     resolvers: catalogResolvers,
@@ -25,5 +32,5 @@ export const catalogModule = {
       },
     },
   },
-  create: ({ db, config }) => ({ graphqlContext: () => ({ catalog: createCatalogRequest(db, config) }) }),
+  create: ({ db, config, logger }) => ({ graphqlContext: () => ({ catalog: createCatalogRequest(db, config, logger) }) }),
 } satisfies Module<CatalogTables>;

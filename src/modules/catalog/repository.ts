@@ -23,6 +23,9 @@ const productIdText = sql<string>`product_id::text`.as('product_id');
 const stepIdText = sql<string>`step_id::text`.as('step_id');
 const componentIdText = sql<string>`component_id::text`.as('component_id');
 const priceFloat = sql<number>`price::float8`.as('price');
+const epochMs = (column: string) => sql<number>`(extract(epoch from ${sql.ref(column)}) * 1000)::float8`;
+const createdAtMs = epochMs('created_at').as('createdAt');
+const updatedAtMs = epochMs('updated_at').as('updatedAt');
 // ORDER BY prefers an output column (now text) to a table column of the same name: every ORDER BY names its table.
 
 export interface ProductPageRows {
@@ -32,28 +35,39 @@ export interface ProductPageRows {
   skipped: number | null;
 }
 
-type PageRow = { total: string | null; skipped: string | null; id: string | null; name: string | null; sku: string | null };
+type PageRow = {
+  total: string | null;
+  skipped: string | null;
+  id: string | null;
+  name: string | null;
+  sku: string | null;
+  createdAt: number | null;
+  updatedAt: number | null;
+};
+
+// productColumns, for the page statements written in SQL.
+const PAGE_COLUMNS = sql.join([idText, sql.ref('name'), sql.ref('sku'), createdAtMs, updatedAtMs]);
 
 // The counts scan every product id: only pages that select a counted field pay for them.
 const productPageWithCounts = preparedQuery<PageRow>('catalog_product_page_counted', (db) =>
   sql<PageRow>`
-    SELECT c.total, c.skipped, p.id::text AS id, p.name, p.sku
+    SELECT c.total, c.skipped, p.*
     FROM (
       SELECT count(*) AS total, count(*) FILTER (WHERE id <= ${'0'}::bigint) AS skipped
       FROM products
     ) c
     LEFT JOIN LATERAL (
-      SELECT id, name, sku FROM products
+      SELECT ${PAGE_COLUMNS} FROM products
       WHERE id > ${'0'}::bigint
-      ORDER BY id
+      ORDER BY products.id
       LIMIT ${1}
     ) p ON true
-    ORDER BY p.id
+    ORDER BY p.id::bigint
   `.compile(db),
 );
 const productPage = preparedQuery<PageRow>('catalog_product_page', (db) =>
   sql<PageRow>`
-    SELECT NULL AS total, NULL AS skipped, id::text AS id, name, sku FROM products
+    SELECT NULL AS total, NULL AS skipped, ${PAGE_COLUMNS} FROM products
     WHERE id > ${'0'}::bigint
     ORDER BY products.id
     LIMIT ${1}
@@ -77,10 +91,10 @@ export async function findProductPage(
   };
 }
 
-const productColumns = [idText, 'name', 'sku'] as const;
-const stepColumns = [idText, productIdText, 'name', 'order'] as const;
-const componentColumns = [idText, stepIdText, 'name'] as const;
-const customisationColumns = [idText, componentIdText, 'name', 'type', priceFloat] as const;
+export const productColumns = [idText, 'name', 'sku', createdAtMs, updatedAtMs] as const;
+export const stepColumns = [idText, productIdText, 'name', 'order', createdAtMs, updatedAtMs] as const;
+export const componentColumns = [idText, stepIdText, 'name', 'position', createdAtMs, updatedAtMs] as const;
+export const customisationColumns = [idText, componentIdText, 'name', 'type', priceFloat, createdAtMs, updatedAtMs] as const;
 
 const anyOf = (column: string) => sql<boolean>`${sql.ref(column)} = ANY(${[]}::bigint[])`;
 

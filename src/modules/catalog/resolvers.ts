@@ -33,4 +33,22 @@ export const catalogResolvers: Resolvers = {
   Customisation: {
     __resolveReference: (ref, ctx) => byId(ctx.catalog.loaders.customisationsById, ref.id),
   },
+  // Scopes were checked before execution (@requiresScopes); validation and the rest are the write service's.
+  Mutation: {
+    createProduct: (_, a, ctx) => ctx.catalog.writes(ctx.session).createProduct(a.input),
+    updateProduct: (_, a, ctx) => ctx.catalog.writes(ctx.session).updateProduct(a.id, a.input),
+    deleteProduct: (_, a, ctx) => ctx.catalog.writes(ctx.session).deleteProduct(a.id, a.expectedUpdatedAt),
+    upsertProduct: async (_, a, ctx) => (await ctx.catalog.writes(ctx.session).upsertProduct(a.input)).product,
+    createStep: (_, a, ctx) => ctx.catalog.writes(ctx.session).createStep(a.productId, a.input),
+    updateStep: (_, a, ctx) => ctx.catalog.writes(ctx.session).updateStep(a.id, a.input),
+    deleteStep: (_, a, ctx) => ctx.catalog.writes(ctx.session).deleteStep(a.id, a.expectedUpdatedAt),
+    createComponent: (_, a, ctx) => ctx.catalog.writes(ctx.session).createComponent(a.stepId, a.input),
+    updateComponent: (_, a, ctx) => ctx.catalog.writes(ctx.session).updateComponent(a.id, a.input),
+    deleteComponent: (_, a, ctx) => ctx.catalog.writes(ctx.session).deleteComponent(a.id, a.expectedUpdatedAt),
+    createCustomisation: (_, a, ctx) => ctx.catalog.writes(ctx.session).createCustomisation(a.componentId, a.input),
+    updateCustomisation: (_, a, ctx) => ctx.catalog.writes(ctx.session).updateCustomisation(a.id, a.input),
+    deleteCustomisation: (_, a, ctx) => ctx.catalog.writes(ctx.session).deleteCustomisation(a.id, a.expectedUpdatedAt),
+    reorderSteps: (_, a, ctx) => ctx.catalog.writes(ctx.session).reorderSteps(a.productId, a.stepIds, a.expectedUpdatedAt),
+    reorderComponents: (_, a, ctx) => ctx.catalog.writes(ctx.session).reorderComponents(a.stepId, a.componentIds, a.expectedUpdatedAt),
+  },
 };

@@ -14,6 +14,8 @@ export interface StepTable {
   product_id: string;
   name: string;
   order: number;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
 }
 
 export interface ComponentTable {
@@ -21,6 +23,8 @@ export interface ComponentTable {
   step_id: string;
   name: string;
   position: number;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
 }
 
 export interface CustomisationTable {
@@ -29,6 +33,8 @@ export interface CustomisationTable {
   name: string;
   type: string;
   price: string;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
 }
 
 export interface CatalogTables {

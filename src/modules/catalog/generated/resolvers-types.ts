@@ -1,4 +1,4 @@
-import type { GraphQLResolveInfo } from 'graphql';
+import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { ProductParent, StepParent, ComponentParent, CustomisationParent } from '../mappers.ts';
 import type { ProductPage } from '../service.ts';
 import type { CatalogContext } from '../context.ts';
@@ -12,6 +12,12 @@ export type Scalars = {
   Boolean: { input: boolean; output: boolean; }
   Int: { input: number; output: number; }
   Float: { input: number; output: number; }
+  /**
+   * A date and time with a time zone, as an RFC 3339 string in UTC with millisecond precision, for
+   * example `2026-11-23T09:30:00.000Z`. Sent back unchanged as `expectedUpdatedAt`, it compares
+   * equal to the stored value.
+   */
+  DateTime: { input: Date; output: Date | string | number; }
   _FieldSet: { input: unknown; output: unknown; }
 };
 
@@ -19,7 +25,8 @@ export type Scalars = {
  * The root of every read. Each module adds its own fields with `extend type Query`.
  * Every operation needs the header `Authorization: Bearer <token>`, with a token issued by
  * `POST /api/v1/login`; without a valid one the answer is HTTP 401 with the error code
- * `UNAUTHENTICATED`.
+ * `UNAUTHENTICATED`. Catalogue reads need the token's `catalog:read` ability (every login token
+ * has it); without it the answer is an error with the code `FORBIDDEN`.
  */
 export type Query = {
   __typename?: 'Query';
@@ -39,7 +46,8 @@ export type Query = {
  * The root of every read. Each module adds its own fields with `extend type Query`.
  * Every operation needs the header `Authorization: Bearer <token>`, with a token issued by
  * `POST /api/v1/login`; without a valid one the answer is HTTP 401 with the error code
- * `UNAUTHENTICATED`.
+ * `UNAUTHENTICATED`. Catalogue reads need the token's `catalog:read` ability (every login token
+ * has it); without it the answer is an error with the code `FORBIDDEN`.
  */
 export type QueryProductsArgs = {
   first?: Scalars['Int']['input'];
@@ -51,10 +59,386 @@ export type QueryProductsArgs = {
  * The root of every read. Each module adds its own fields with `extend type Query`.
  * Every operation needs the header `Authorization: Bearer <token>`, with a token issued by
  * `POST /api/v1/login`; without a valid one the answer is HTTP 401 with the error code
- * `UNAUTHENTICATED`.
+ * `UNAUTHENTICATED`. Catalogue reads need the token's `catalog:read` ability (every login token
+ * has it); without it the answer is an error with the code `FORBIDDEN`.
  */
 export type QueryProductArgs = {
   id: Scalars['ID']['input'];
+};
+
+/**
+ * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
+ * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
+ * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Send inputs as variables: a document is limited in tokens, variables are not.
+ *
+ * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
+ * `Validation failed for the field [<mutation>].` and, as Lighthouse does, `extensions.validation`
+ * mapping each argument path to its messages, e.g.
+ * `{"input.steps.0.components.1.customisations.0.price": ["The price must have at most 2 decimals."]}`
+ * (at most 100 paths are listed); `NOT_FOUND` when an id names nothing; `CONFLICT` when
+ * `expectedUpdatedAt` is older than the product's `updatedAt` (`extensions.updatedAt` has the
+ * current one).
+ */
+export type Mutation = {
+  __typename?: 'Mutation';
+  /**
+   * Creates a product, with its whole tree when `steps` is given, in one transaction. Errors:
+   * `BAD_USER_INPUT` (validation, a taken sku: `The sku has already been taken.`).
+   */
+  createProduct: Product;
+  /**
+   * Changes a product's name or sku. Errors: `NOT_FOUND` (no such product), `CONFLICT` (its
+   * `updatedAt` is newer than `expectedUpdatedAt`), `BAD_USER_INPUT`.
+   */
+  updateProduct: Product;
+  /**
+   * Deletes a product and its whole tree; returns the product as it was. Errors: `NOT_FOUND`,
+   * `CONFLICT`.
+   */
+  deleteProduct: Product;
+  /**
+   * Creates or replaces the product with this `sku`, name and whole tree, in one transaction.
+   * Stored children are matched and keep their ids (other subgraphs reference them): by `id` when
+   * the input gives one, otherwise steps by `order`, components by `position` within their step
+   * and customisations by `name` within their component. Stored children the input does not
+   * match are deleted. The same input twice changes nothing the second time, `updatedAt`
+   * included. This is what `npm run admin -- catalog:import` runs for each product.
+   */
+  upsertProduct: Product;
+  /**
+   * Adds a step to a product, with its components when given. Errors: `NOT_FOUND` (no such
+   * product), `CONFLICT`, `BAD_USER_INPUT` (an `order` the product already has, among others).
+   */
+  createStep: Step;
+  /** Changes a step's name or order. Errors: `NOT_FOUND`, `CONFLICT`, `BAD_USER_INPUT`. */
+  updateStep: Step;
+  /** Deletes a step and its components; returns the step as it was. Errors: `NOT_FOUND`, `CONFLICT`. */
+  deleteStep: Step;
+  /** Adds a component to a step, with its customisations when given. Errors: `NOT_FOUND`, `CONFLICT`, `BAD_USER_INPUT`. */
+  createComponent: Component;
+  /** Changes a component's name or position. Errors: `NOT_FOUND`, `CONFLICT`, `BAD_USER_INPUT`. */
+  updateComponent: Component;
+  /** Deletes a component and its customisations; returns the component as it was. Errors: `NOT_FOUND`, `CONFLICT`. */
+  deleteComponent: Component;
+  /** Adds a customisation to a component. Errors: `NOT_FOUND`, `CONFLICT`, `BAD_USER_INPUT`. */
+  createCustomisation: Customisation;
+  /** Changes a customisation's name, type or price. Errors: `NOT_FOUND`, `CONFLICT`, `BAD_USER_INPUT`. */
+  updateCustomisation: Customisation;
+  /** Deletes a customisation; returns it as it was. Errors: `NOT_FOUND`, `CONFLICT`. */
+  deleteCustomisation: Customisation;
+  /**
+   * Puts a product's steps in the order given: the first gets `order` 1, the next 2, and so on.
+   * `stepIds` must list every step of the product exactly once. Errors: `NOT_FOUND`, `CONFLICT`,
+   * `BAD_USER_INPUT`.
+   */
+  reorderSteps: Product;
+  /**
+   * Puts a step's components in the order given: the first gets `position` 1, the next 2, and so
+   * on. `componentIds` must list every component of the step exactly once. Errors: `NOT_FOUND`,
+   * `CONFLICT`, `BAD_USER_INPUT`.
+   */
+  reorderComponents: Step;
+};
+
+
+/**
+ * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
+ * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
+ * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Send inputs as variables: a document is limited in tokens, variables are not.
+ *
+ * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
+ * `Validation failed for the field [<mutation>].` and, as Lighthouse does, `extensions.validation`
+ * mapping each argument path to its messages, e.g.
+ * `{"input.steps.0.components.1.customisations.0.price": ["The price must have at most 2 decimals."]}`
+ * (at most 100 paths are listed); `NOT_FOUND` when an id names nothing; `CONFLICT` when
+ * `expectedUpdatedAt` is older than the product's `updatedAt` (`extensions.updatedAt` has the
+ * current one).
+ */
+export type MutationCreateProductArgs = {
+  input: CreateProductInput;
+};
+
+
+/**
+ * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
+ * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
+ * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Send inputs as variables: a document is limited in tokens, variables are not.
+ *
+ * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
+ * `Validation failed for the field [<mutation>].` and, as Lighthouse does, `extensions.validation`
+ * mapping each argument path to its messages, e.g.
+ * `{"input.steps.0.components.1.customisations.0.price": ["The price must have at most 2 decimals."]}`
+ * (at most 100 paths are listed); `NOT_FOUND` when an id names nothing; `CONFLICT` when
+ * `expectedUpdatedAt` is older than the product's `updatedAt` (`extensions.updatedAt` has the
+ * current one).
+ */
+export type MutationUpdateProductArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateProductInput;
+};
+
+
+/**
+ * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
+ * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
+ * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Send inputs as variables: a document is limited in tokens, variables are not.
+ *
+ * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
+ * `Validation failed for the field [<mutation>].` and, as Lighthouse does, `extensions.validation`
+ * mapping each argument path to its messages, e.g.
+ * `{"input.steps.0.components.1.customisations.0.price": ["The price must have at most 2 decimals."]}`
+ * (at most 100 paths are listed); `NOT_FOUND` when an id names nothing; `CONFLICT` when
+ * `expectedUpdatedAt` is older than the product's `updatedAt` (`extensions.updatedAt` has the
+ * current one).
+ */
+export type MutationDeleteProductArgs = {
+  id: Scalars['ID']['input'];
+  expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+
+/**
+ * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
+ * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
+ * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Send inputs as variables: a document is limited in tokens, variables are not.
+ *
+ * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
+ * `Validation failed for the field [<mutation>].` and, as Lighthouse does, `extensions.validation`
+ * mapping each argument path to its messages, e.g.
+ * `{"input.steps.0.components.1.customisations.0.price": ["The price must have at most 2 decimals."]}`
+ * (at most 100 paths are listed); `NOT_FOUND` when an id names nothing; `CONFLICT` when
+ * `expectedUpdatedAt` is older than the product's `updatedAt` (`extensions.updatedAt` has the
+ * current one).
+ */
+export type MutationUpsertProductArgs = {
+  input: UpsertProductInput;
+};
+
+
+/**
+ * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
+ * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
+ * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Send inputs as variables: a document is limited in tokens, variables are not.
+ *
+ * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
+ * `Validation failed for the field [<mutation>].` and, as Lighthouse does, `extensions.validation`
+ * mapping each argument path to its messages, e.g.
+ * `{"input.steps.0.components.1.customisations.0.price": ["The price must have at most 2 decimals."]}`
+ * (at most 100 paths are listed); `NOT_FOUND` when an id names nothing; `CONFLICT` when
+ * `expectedUpdatedAt` is older than the product's `updatedAt` (`extensions.updatedAt` has the
+ * current one).
+ */
+export type MutationCreateStepArgs = {
+  productId: Scalars['ID']['input'];
+  input: CreateStepInput;
+};
+
+
+/**
+ * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
+ * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
+ * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Send inputs as variables: a document is limited in tokens, variables are not.
+ *
+ * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
+ * `Validation failed for the field [<mutation>].` and, as Lighthouse does, `extensions.validation`
+ * mapping each argument path to its messages, e.g.
+ * `{"input.steps.0.components.1.customisations.0.price": ["The price must have at most 2 decimals."]}`
+ * (at most 100 paths are listed); `NOT_FOUND` when an id names nothing; `CONFLICT` when
+ * `expectedUpdatedAt` is older than the product's `updatedAt` (`extensions.updatedAt` has the
+ * current one).
+ */
+export type MutationUpdateStepArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateStepInput;
+};
+
+
+/**
+ * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
+ * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
+ * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Send inputs as variables: a document is limited in tokens, variables are not.
+ *
+ * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
+ * `Validation failed for the field [<mutation>].` and, as Lighthouse does, `extensions.validation`
+ * mapping each argument path to its messages, e.g.
+ * `{"input.steps.0.components.1.customisations.0.price": ["The price must have at most 2 decimals."]}`
+ * (at most 100 paths are listed); `NOT_FOUND` when an id names nothing; `CONFLICT` when
+ * `expectedUpdatedAt` is older than the product's `updatedAt` (`extensions.updatedAt` has the
+ * current one).
+ */
+export type MutationDeleteStepArgs = {
+  id: Scalars['ID']['input'];
+  expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+
+/**
+ * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
+ * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
+ * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Send inputs as variables: a document is limited in tokens, variables are not.
+ *
+ * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
+ * `Validation failed for the field [<mutation>].` and, as Lighthouse does, `extensions.validation`
+ * mapping each argument path to its messages, e.g.
+ * `{"input.steps.0.components.1.customisations.0.price": ["The price must have at most 2 decimals."]}`
+ * (at most 100 paths are listed); `NOT_FOUND` when an id names nothing; `CONFLICT` when
+ * `expectedUpdatedAt` is older than the product's `updatedAt` (`extensions.updatedAt` has the
+ * current one).
+ */
+export type MutationCreateComponentArgs = {
+  stepId: Scalars['ID']['input'];
+  input: CreateComponentInput;
+};
+
+
+/**
+ * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
+ * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
+ * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Send inputs as variables: a document is limited in tokens, variables are not.
+ *
+ * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
+ * `Validation failed for the field [<mutation>].` and, as Lighthouse does, `extensions.validation`
+ * mapping each argument path to its messages, e.g.
+ * `{"input.steps.0.components.1.customisations.0.price": ["The price must have at most 2 decimals."]}`
+ * (at most 100 paths are listed); `NOT_FOUND` when an id names nothing; `CONFLICT` when
+ * `expectedUpdatedAt` is older than the product's `updatedAt` (`extensions.updatedAt` has the
+ * current one).
+ */
+export type MutationUpdateComponentArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateComponentInput;
+};
+
+
+/**
+ * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
+ * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
+ * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Send inputs as variables: a document is limited in tokens, variables are not.
+ *
+ * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
+ * `Validation failed for the field [<mutation>].` and, as Lighthouse does, `extensions.validation`
+ * mapping each argument path to its messages, e.g.
+ * `{"input.steps.0.components.1.customisations.0.price": ["The price must have at most 2 decimals."]}`
+ * (at most 100 paths are listed); `NOT_FOUND` when an id names nothing; `CONFLICT` when
+ * `expectedUpdatedAt` is older than the product's `updatedAt` (`extensions.updatedAt` has the
+ * current one).
+ */
+export type MutationDeleteComponentArgs = {
+  id: Scalars['ID']['input'];
+  expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+
+/**
+ * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
+ * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
+ * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Send inputs as variables: a document is limited in tokens, variables are not.
+ *
+ * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
+ * `Validation failed for the field [<mutation>].` and, as Lighthouse does, `extensions.validation`
+ * mapping each argument path to its messages, e.g.
+ * `{"input.steps.0.components.1.customisations.0.price": ["The price must have at most 2 decimals."]}`
+ * (at most 100 paths are listed); `NOT_FOUND` when an id names nothing; `CONFLICT` when
+ * `expectedUpdatedAt` is older than the product's `updatedAt` (`extensions.updatedAt` has the
+ * current one).
+ */
+export type MutationCreateCustomisationArgs = {
+  componentId: Scalars['ID']['input'];
+  input: CreateCustomisationInput;
+};
+
+
+/**
+ * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
+ * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
+ * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Send inputs as variables: a document is limited in tokens, variables are not.
+ *
+ * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
+ * `Validation failed for the field [<mutation>].` and, as Lighthouse does, `extensions.validation`
+ * mapping each argument path to its messages, e.g.
+ * `{"input.steps.0.components.1.customisations.0.price": ["The price must have at most 2 decimals."]}`
+ * (at most 100 paths are listed); `NOT_FOUND` when an id names nothing; `CONFLICT` when
+ * `expectedUpdatedAt` is older than the product's `updatedAt` (`extensions.updatedAt` has the
+ * current one).
+ */
+export type MutationUpdateCustomisationArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateCustomisationInput;
+};
+
+
+/**
+ * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
+ * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
+ * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Send inputs as variables: a document is limited in tokens, variables are not.
+ *
+ * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
+ * `Validation failed for the field [<mutation>].` and, as Lighthouse does, `extensions.validation`
+ * mapping each argument path to its messages, e.g.
+ * `{"input.steps.0.components.1.customisations.0.price": ["The price must have at most 2 decimals."]}`
+ * (at most 100 paths are listed); `NOT_FOUND` when an id names nothing; `CONFLICT` when
+ * `expectedUpdatedAt` is older than the product's `updatedAt` (`extensions.updatedAt` has the
+ * current one).
+ */
+export type MutationDeleteCustomisationArgs = {
+  id: Scalars['ID']['input'];
+  expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+
+/**
+ * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
+ * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
+ * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Send inputs as variables: a document is limited in tokens, variables are not.
+ *
+ * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
+ * `Validation failed for the field [<mutation>].` and, as Lighthouse does, `extensions.validation`
+ * mapping each argument path to its messages, e.g.
+ * `{"input.steps.0.components.1.customisations.0.price": ["The price must have at most 2 decimals."]}`
+ * (at most 100 paths are listed); `NOT_FOUND` when an id names nothing; `CONFLICT` when
+ * `expectedUpdatedAt` is older than the product's `updatedAt` (`extensions.updatedAt` has the
+ * current one).
+ */
+export type MutationReorderStepsArgs = {
+  productId: Scalars['ID']['input'];
+  stepIds: Array<Scalars['ID']['input']>;
+  expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+
+/**
+ * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
+ * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
+ * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Send inputs as variables: a document is limited in tokens, variables are not.
+ *
+ * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
+ * `Validation failed for the field [<mutation>].` and, as Lighthouse does, `extensions.validation`
+ * mapping each argument path to its messages, e.g.
+ * `{"input.steps.0.components.1.customisations.0.price": ["The price must have at most 2 decimals."]}`
+ * (at most 100 paths are listed); `NOT_FOUND` when an id names nothing; `CONFLICT` when
+ * `expectedUpdatedAt` is older than the product's `updatedAt` (`extensions.updatedAt` has the
+ * current one).
+ */
+export type MutationReorderComponentsArgs = {
+  stepId: Scalars['ID']['input'];
+  componentIds: Array<Scalars['ID']['input']>;
+  expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 /**
@@ -103,10 +487,19 @@ export type Component = {
   /** Display name of the component. */
   name: Scalars['String']['output'];
   /**
+   * Position of the component in its step: components are listed by position ascending, then by
+   * id for equal positions. Not necessarily contiguous nor unique.
+   */
+  position: Scalars['Int']['output'];
+  /**
    * The ways the component can be customised, ordered by id ascending. Never null; an empty list
    * when the component has none.
    */
   customisations: Array<Customisation>;
+  /** When the component was created. */
+  createdAt: Scalars['DateTime']['output'];
+  /** When the component itself last changed (its product's `updatedAt` moves with it). */
+  updatedAt: Scalars['DateTime']['output'];
 };
 
 /**
@@ -132,6 +525,187 @@ export type Customisation = {
    * arrives as 0.29.
    */
   price: Scalars['Float']['output'];
+  /** When the customisation was created. */
+  createdAt: Scalars['DateTime']['output'];
+  /** When the customisation itself last changed (its product's `updatedAt` moves with it). */
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+/** A new product and, optionally, its whole tree. */
+export type CreateProductInput = {
+  /** Display name: 1 to 200 characters after trimming. */
+  name: Scalars['String']['input'];
+  /** Stock-keeping code: 1 to 64 of `A-Z a-z 0-9 . _ -`, unique across the catalogue. */
+  sku: Scalars['String']['input'];
+  /** The product's steps, each with a distinct `order`. */
+  steps?: InputMaybe<Array<ProductStepInput>>;
+};
+
+/** A step created with its product or its step's tree. */
+export type ProductStepInput = {
+  /** Display name: 1 to 200 characters after trimming. */
+  name: Scalars['String']['input'];
+  /** Position in the product: 0 to 1,000,000, unique within the product. */
+  order: Scalars['Int']['input'];
+  /** The step's components. */
+  components?: InputMaybe<Array<StepComponentInput>>;
+};
+
+/** A component created with its step. */
+export type StepComponentInput = {
+  /** Display name: 1 to 200 characters after trimming. */
+  name: Scalars['String']['input'];
+  /** Position in the step: 0 to 1,000,000. */
+  position: Scalars['Int']['input'];
+  /** The component's customisations. */
+  customisations?: InputMaybe<Array<ComponentCustomisationInput>>;
+};
+
+/** A customisation created with its component. */
+export type ComponentCustomisationInput = {
+  /** Display name: 1 to 200 characters after trimming. */
+  name: Scalars['String']['input'];
+  /** Kind of customisation (`dropdown`, `colour`, `text`, …): 1 to 50 characters, any value. */
+  type: Scalars['String']['input'];
+  /** Price: 0 to 9999999999.99, with at most two decimals. */
+  price: Scalars['Float']['input'];
+};
+
+/** Changes to a product; a field left out keeps its value. */
+export type UpdateProductInput = {
+  /** Display name: 1 to 200 characters after trimming. */
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** Stock-keeping code: 1 to 64 of `A-Z a-z 0-9 . _ -`, unique across the catalogue. */
+  sku?: InputMaybe<Scalars['String']['input']>;
+  /** When given, the update fails with `CONFLICT` if the product changed after this time. */
+  expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+/**
+ * A whole product as it should be, found by `sku`: created when no product has it, otherwise
+ * made equal to this input (name and tree). The format of `npm run admin -- catalog:export`.
+ */
+export type UpsertProductInput = {
+  /** Stock-keeping code that identifies the product: 1 to 64 of `A-Z a-z 0-9 . _ -`. */
+  sku: Scalars['String']['input'];
+  /** Display name: 1 to 200 characters after trimming. */
+  name: Scalars['String']['input'];
+  /** Every step the product should have, each with a distinct `order`; stored steps not matched are deleted. */
+  steps?: InputMaybe<Array<UpsertStepInput>>;
+  /** When given, the upsert fails with `CONFLICT` if the stored product changed after this time. */
+  expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+/** A step of an upserted product: matched by `id` when given, otherwise by `order`. */
+export type UpsertStepInput = {
+  /** A stored step of this product to keep (and change); left out: matched by `order`, or created. */
+  id?: InputMaybe<Scalars['ID']['input']>;
+  /** Display name: 1 to 200 characters after trimming. */
+  name: Scalars['String']['input'];
+  /** Position in the product: 0 to 1,000,000, unique within the product. */
+  order: Scalars['Int']['input'];
+  /** Every component the step should have; stored components not matched are deleted. */
+  components?: InputMaybe<Array<UpsertComponentInput>>;
+};
+
+/**
+ * A component of an upserted step: matched by `id` when given, otherwise by `position` within the
+ * step. Positions need not be unique: the input components at one position take the stored ones
+ * at that position in turn, by id.
+ */
+export type UpsertComponentInput = {
+  /** A stored component of this step to keep (and change); left out: matched by `position`, or created. */
+  id?: InputMaybe<Scalars['ID']['input']>;
+  /** Display name: 1 to 200 characters after trimming. */
+  name: Scalars['String']['input'];
+  /** Position in the step: 0 to 1,000,000. */
+  position: Scalars['Int']['input'];
+  /** Every customisation the component should have; stored customisations not matched are deleted. */
+  customisations?: InputMaybe<Array<UpsertCustomisationInput>>;
+};
+
+/**
+ * A customisation of an upserted component: matched by `id` when given, otherwise by `name` within
+ * the component. Names need not be unique: the input customisations of one name take the stored
+ * ones of that name in turn, by id.
+ */
+export type UpsertCustomisationInput = {
+  /** A stored customisation of this component to keep (and change); left out: matched by `name`, or created. */
+  id?: InputMaybe<Scalars['ID']['input']>;
+  /** Display name: 1 to 200 characters after trimming. */
+  name: Scalars['String']['input'];
+  /** Kind of customisation: 1 to 50 characters, any value. */
+  type: Scalars['String']['input'];
+  /** Price: 0 to 9999999999.99, with at most two decimals. */
+  price: Scalars['Float']['input'];
+};
+
+/** A new step of an existing product, optionally with its components. */
+export type CreateStepInput = {
+  /** Display name: 1 to 200 characters after trimming. */
+  name: Scalars['String']['input'];
+  /** Position in the product: 0 to 1,000,000, unique within the product. */
+  order: Scalars['Int']['input'];
+  /** The step's components. */
+  components?: InputMaybe<Array<StepComponentInput>>;
+  /** When given, the write fails with `CONFLICT` if the product changed after this time. */
+  expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+/** Changes to a step; a field left out keeps its value. */
+export type UpdateStepInput = {
+  /** Display name: 1 to 200 characters after trimming. */
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** Position in the product: 0 to 1,000,000, unique within the product. */
+  order?: InputMaybe<Scalars['Int']['input']>;
+  /** When given, the update fails with `CONFLICT` if the step's product changed after this time. */
+  expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+/** A new component of an existing step, optionally with its customisations. */
+export type CreateComponentInput = {
+  /** Display name: 1 to 200 characters after trimming. */
+  name: Scalars['String']['input'];
+  /** Position in the step: 0 to 1,000,000. */
+  position: Scalars['Int']['input'];
+  /** The component's customisations. */
+  customisations?: InputMaybe<Array<ComponentCustomisationInput>>;
+  /** When given, the write fails with `CONFLICT` if the step's product changed after this time. */
+  expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+/** Changes to a component; a field left out keeps its value. */
+export type UpdateComponentInput = {
+  /** Display name: 1 to 200 characters after trimming. */
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** Position in the step: 0 to 1,000,000. */
+  position?: InputMaybe<Scalars['Int']['input']>;
+  /** When given, the update fails with `CONFLICT` if the component's product changed after this time. */
+  expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+/** A new customisation of an existing component. */
+export type CreateCustomisationInput = {
+  /** Display name: 1 to 200 characters after trimming. */
+  name: Scalars['String']['input'];
+  /** Kind of customisation: 1 to 50 characters, any value. */
+  type: Scalars['String']['input'];
+  /** Price: 0 to 9999999999.99, with at most two decimals. */
+  price: Scalars['Float']['input'];
+  /** When given, the write fails with `CONFLICT` if the component's product changed after this time. */
+  expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+/** Changes to a customisation; a field left out keeps its value. */
+export type UpdateCustomisationInput = {
+  /** Display name: 1 to 200 characters after trimming. */
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** Kind of customisation: 1 to 50 characters, any value. */
+  type?: InputMaybe<Scalars['String']['input']>;
+  /** Price: 0 to 9999999999.99, with at most two decimals. */
+  price?: InputMaybe<Scalars['Float']['input']>;
+  /** When given, the update fails with `CONFLICT` if the customisation's product changed after this time. */
+  expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 /**
@@ -151,6 +725,14 @@ export type Product = {
    * list when the product has no steps.
    */
   steps: Array<Step>;
+  /** When the product was created. */
+  createdAt: Scalars['DateTime']['output'];
+  /**
+   * When the product or anything in its tree (its steps, their components and customisations)
+   * last changed. Send it back as `expectedUpdatedAt` to make a write fail with `CONFLICT` if
+   * someone else changed the product in between.
+   */
+  updatedAt: Scalars['DateTime']['output'];
 };
 
 /** A page of products, ordered by id ascending. */
@@ -182,6 +764,10 @@ export type Step = {
    * null; an empty list when the step has no components.
    */
   components: Array<Component>;
+  /** When the step was created. */
+  createdAt: Scalars['DateTime']['output'];
+  /** When the step itself last changed (its product's `updatedAt` moves with it). */
+  updatedAt: Scalars['DateTime']['output'];
 };
 
 
@@ -294,11 +880,28 @@ export type ResolversTypes = {
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   PaginatorInfo: ResolverTypeWrapper<PaginatorInfo>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Component: ResolverTypeWrapper<ComponentParent>;
   Customisation: ResolverTypeWrapper<CustomisationParent>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  CreateProductInput: CreateProductInput;
+  ProductStepInput: ProductStepInput;
+  StepComponentInput: StepComponentInput;
+  ComponentCustomisationInput: ComponentCustomisationInput;
+  UpdateProductInput: UpdateProductInput;
+  UpsertProductInput: UpsertProductInput;
+  UpsertStepInput: UpsertStepInput;
+  UpsertComponentInput: UpsertComponentInput;
+  UpsertCustomisationInput: UpsertCustomisationInput;
+  CreateStepInput: CreateStepInput;
+  UpdateStepInput: UpdateStepInput;
+  CreateComponentInput: CreateComponentInput;
+  UpdateComponentInput: UpdateComponentInput;
+  CreateCustomisationInput: CreateCustomisationInput;
+  UpdateCustomisationInput: UpdateCustomisationInput;
   Product: ResolverTypeWrapper<ProductParent>;
   ProductPaginator: ResolverTypeWrapper<ProductPage>;
   Step: ResolverTypeWrapper<StepParent>;
@@ -310,11 +913,28 @@ export type ResolversParentTypes = {
   Int: Scalars['Int']['output'];
   String: Scalars['String']['output'];
   ID: Scalars['ID']['output'];
+  Mutation: Record<PropertyKey, never>;
+  DateTime: Scalars['DateTime']['output'];
   PaginatorInfo: PaginatorInfo;
   Boolean: Scalars['Boolean']['output'];
   Component: ComponentParent;
   Customisation: CustomisationParent;
   Float: Scalars['Float']['output'];
+  CreateProductInput: CreateProductInput;
+  ProductStepInput: ProductStepInput;
+  StepComponentInput: StepComponentInput;
+  ComponentCustomisationInput: ComponentCustomisationInput;
+  UpdateProductInput: UpdateProductInput;
+  UpsertProductInput: UpsertProductInput;
+  UpsertStepInput: UpsertStepInput;
+  UpsertComponentInput: UpsertComponentInput;
+  UpsertCustomisationInput: UpsertCustomisationInput;
+  CreateStepInput: CreateStepInput;
+  UpdateStepInput: UpdateStepInput;
+  CreateComponentInput: CreateComponentInput;
+  UpdateComponentInput: UpdateComponentInput;
+  CreateCustomisationInput: CreateCustomisationInput;
+  UpdateCustomisationInput: UpdateCustomisationInput;
   Product: ProductParent;
   ProductPaginator: ProductPage;
   Step: StepParent;
@@ -324,6 +944,28 @@ export type QueryResolvers<ContextType = CatalogContext, ParentType extends Reso
   products?: Resolver<ResolversTypes['ProductPaginator'], ParentType, ContextType, RequireFields<QueryProductsArgs, 'first'>>;
   product?: Resolver<Maybe<ResolversTypes['Product']>, ParentType, ContextType, RequireFields<QueryProductArgs, 'id'>>;
 };
+
+export type MutationResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
+  createProduct?: Resolver<ResolversTypes['Product'], ParentType, ContextType, RequireFields<MutationCreateProductArgs, 'input'>>;
+  updateProduct?: Resolver<ResolversTypes['Product'], ParentType, ContextType, RequireFields<MutationUpdateProductArgs, 'id' | 'input'>>;
+  deleteProduct?: Resolver<ResolversTypes['Product'], ParentType, ContextType, RequireFields<MutationDeleteProductArgs, 'id'>>;
+  upsertProduct?: Resolver<ResolversTypes['Product'], ParentType, ContextType, RequireFields<MutationUpsertProductArgs, 'input'>>;
+  createStep?: Resolver<ResolversTypes['Step'], ParentType, ContextType, RequireFields<MutationCreateStepArgs, 'productId' | 'input'>>;
+  updateStep?: Resolver<ResolversTypes['Step'], ParentType, ContextType, RequireFields<MutationUpdateStepArgs, 'id' | 'input'>>;
+  deleteStep?: Resolver<ResolversTypes['Step'], ParentType, ContextType, RequireFields<MutationDeleteStepArgs, 'id'>>;
+  createComponent?: Resolver<ResolversTypes['Component'], ParentType, ContextType, RequireFields<MutationCreateComponentArgs, 'stepId' | 'input'>>;
+  updateComponent?: Resolver<ResolversTypes['Component'], ParentType, ContextType, RequireFields<MutationUpdateComponentArgs, 'id' | 'input'>>;
+  deleteComponent?: Resolver<ResolversTypes['Component'], ParentType, ContextType, RequireFields<MutationDeleteComponentArgs, 'id'>>;
+  createCustomisation?: Resolver<ResolversTypes['Customisation'], ParentType, ContextType, RequireFields<MutationCreateCustomisationArgs, 'componentId' | 'input'>>;
+  updateCustomisation?: Resolver<ResolversTypes['Customisation'], ParentType, ContextType, RequireFields<MutationUpdateCustomisationArgs, 'id' | 'input'>>;
+  deleteCustomisation?: Resolver<ResolversTypes['Customisation'], ParentType, ContextType, RequireFields<MutationDeleteCustomisationArgs, 'id'>>;
+  reorderSteps?: Resolver<ResolversTypes['Product'], ParentType, ContextType, RequireFields<MutationReorderStepsArgs, 'productId' | 'stepIds'>>;
+  reorderComponents?: Resolver<ResolversTypes['Step'], ParentType, ContextType, RequireFields<MutationReorderComponentsArgs, 'stepId' | 'componentIds'>>;
+};
+
+export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
+  name: 'DateTime';
+}
 
 export type PaginatorInfoResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['PaginatorInfo'] = ResolversParentTypes['PaginatorInfo']> = {
   count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -341,7 +983,10 @@ export type ComponentResolvers<ContextType = CatalogContext, ParentType extends 
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Component']> | FederationReferenceType, FederationReferenceType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  position?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   customisations?: Resolver<Array<ResolversTypes['Customisation']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
 export type CustomisationResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Customisation'] = ResolversParentTypes['Customisation'], FederationReferenceType extends FederationReferenceTypes['Customisation'] = FederationReferenceTypes['Customisation']> = {
@@ -350,6 +995,8 @@ export type CustomisationResolvers<ContextType = CatalogContext, ParentType exte
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   price?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
 export type ProductResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Product'] = ResolversParentTypes['Product'], FederationReferenceType extends FederationReferenceTypes['Product'] = FederationReferenceTypes['Product']> = {
@@ -358,6 +1005,8 @@ export type ProductResolvers<ContextType = CatalogContext, ParentType extends Re
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   sku?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   steps?: Resolver<Array<ResolversTypes['Step']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
 export type ProductPaginatorResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['ProductPaginator'] = ResolversParentTypes['ProductPaginator']> = {
@@ -371,10 +1020,14 @@ export type StepResolvers<ContextType = CatalogContext, ParentType extends Resol
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   order?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   components?: Resolver<Array<ResolversTypes['Component']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
 export type Resolvers<ContextType = CatalogContext> = {
   Query?: QueryResolvers<ContextType>;
+  Mutation?: MutationResolvers<ContextType>;
+  DateTime?: GraphQLScalarType;
   PaginatorInfo?: PaginatorInfoResolvers<ContextType>;
   Component?: ComponentResolvers<ContextType>;
   Customisation?: CustomisationResolvers<ContextType>;

@@ -1,0 +1,139 @@
+import { ValidationFailed } from '../../platform/errors.ts';
+import type { ComponentRow, CustomisationRow, ProductRow, StepRow } from './repository.ts';
+import * as writes from './write-repository.ts';
+import { lockVersion, readBack, transact, type WriteContext } from './write-service.ts';
+import {
+  check,
+  checkChanges,
+  checkComponent,
+  checkCustomisation,
+  checkStep,
+  componentRules,
+  customisationRules,
+  productRules,
+  stepRules,
+  type ComponentInput,
+  type CustomisationInput,
+  type StepInput,
+} from './write-validation.ts';
+
+// The granular writes: one record (and what it contains) at a time, each checked against its product's version.
+
+type Versioned<T> = T & { expectedUpdatedAt?: Date | null };
+type Changes<T> = { [K in keyof T]?: T[K] | null };
+
+export const updateProduct = (ctx: WriteContext, id: string, input: Versioned<Changes<{ name: string; sku: string }>>) => {
+  const changes = checkChanges(input, productRules) as { name?: string; sku?: string };
+  return transact(ctx, 'updateProduct', { sku: 'input.sku' }, async (trx) => {
+    const { target } = await lockVersion(trx, 'product', id, input.expectedUpdatedAt);
+    if (Object.keys(changes).length > 0) await writes.updateProduct(trx, target, changes);
+    return { result: await readBack.product(trx, target), logged: { productId: target } };
+  });
+};
+
+export const deleteProduct = (ctx: WriteContext, id: string, expectedUpdatedAt?: Date | null) =>
+  transact(ctx, 'deleteProduct', {}, async (trx) => {
+    const { target } = await lockVersion(trx, 'product', id, expectedUpdatedAt);
+    return { result: (await writes.deleteProduct(trx, target)) as ProductRow, logged: { productId: target } };
+  });
+
+export const createStep = (ctx: WriteContext, productId: string, input: Versioned<StepInput>) => {
+  const step = check((c) => checkStep(c, input, 'input', ctx.limits));
+  return transact(ctx, 'createStep', { order: 'input.order' }, async (trx) => {
+    const { target } = await lockVersion(trx, 'product', productId, input.expectedUpdatedAt);
+    const { stepIds } = await writes.insertRows(trx, { steps: [{ productId: target, step }] });
+    return { result: await readBack.step(trx, stepIds[0]!), logged: { productId: target, stepId: stepIds[0] } };
+  });
+};
+
+export const updateStep = (ctx: WriteContext, id: string, input: Versioned<Changes<{ name: string; order: number }>>) => {
+  const changes = checkChanges(input, stepRules) as { name?: string; order?: number };
+  return transact(ctx, 'updateStep', { order: 'input.order' }, async (trx) => {
+    const { id: productId, target } = await lockVersion(trx, 'step', id, input.expectedUpdatedAt);
+    if (Object.keys(changes).length > 0) await writes.updateStep(trx, target, changes);
+    return { result: await readBack.step(trx, target), logged: { productId, stepId: target } };
+  });
+};
+
+export const deleteStep = (ctx: WriteContext, id: string, expectedUpdatedAt?: Date | null) =>
+  transact(ctx, 'deleteStep', {}, async (trx) => {
+    const { id: productId, target } = await lockVersion(trx, 'step', id, expectedUpdatedAt);
+    return { result: (await writes.deleteStep(trx, target)) as StepRow, logged: { productId, stepId: target } };
+  });
+
+export const createComponent = (ctx: WriteContext, stepId: string, input: Versioned<ComponentInput>) => {
+  const component = check((c) => checkComponent(c, input, 'input', ctx.limits));
+  return transact(ctx, 'createComponent', {}, async (trx) => {
+    const { id: productId, target } = await lockVersion(trx, 'step', stepId, input.expectedUpdatedAt);
+    const { componentIds } = await writes.insertRows(trx, { components: [{ stepId: target, component }] });
+    return { result: await readBack.component(trx, componentIds[0]!), logged: { productId, componentId: componentIds[0] } };
+  });
+};
+
+export const updateComponent = (ctx: WriteContext, id: string, input: Versioned<Changes<{ name: string; position: number }>>) => {
+  const changes = checkChanges(input, componentRules) as { name?: string; position?: number };
+  return transact(ctx, 'updateComponent', {}, async (trx) => {
+    const { id: productId, target } = await lockVersion(trx, 'component', id, input.expectedUpdatedAt);
+    if (Object.keys(changes).length > 0) await writes.updateComponent(trx, target, changes);
+    return { result: await readBack.component(trx, target), logged: { productId, componentId: target } };
+  });
+};
+
+export const deleteComponent = (ctx: WriteContext, id: string, expectedUpdatedAt?: Date | null) =>
+  transact(ctx, 'deleteComponent', {}, async (trx) => {
+    const { id: productId, target } = await lockVersion(trx, 'component', id, expectedUpdatedAt);
+    return { result: (await writes.deleteComponent(trx, target)) as ComponentRow, logged: { productId, componentId: target } };
+  });
+
+export const createCustomisation = (ctx: WriteContext, componentId: string, input: Versioned<CustomisationInput>) => {
+  const customisation = check((c) => checkCustomisation(c, input, 'input'));
+  return transact(ctx, 'createCustomisation', {}, async (trx) => {
+    const { id: productId, target } = await lockVersion(trx, 'component', componentId, input.expectedUpdatedAt);
+    const { customisationIds } = await writes.insertRows(trx, { customisations: [{ componentId: target, customisation }] });
+    return { result: await readBack.customisation(trx, customisationIds[0]!), logged: { productId, customisationId: customisationIds[0] } };
+  });
+};
+
+export const updateCustomisation = (
+  ctx: WriteContext,
+  id: string,
+  input: Versioned<Changes<{ name: string; type: string; price: number }>>,
+) => {
+  const changes = checkChanges(input, customisationRules) as { name?: string; type?: string; price?: string };
+  return transact(ctx, 'updateCustomisation', {}, async (trx) => {
+    const { id: productId, target } = await lockVersion(trx, 'customisation', id, input.expectedUpdatedAt);
+    if (Object.keys(changes).length > 0) await writes.updateCustomisation(trx, target, changes);
+    return { result: await readBack.customisation(trx, target), logged: { productId, customisationId: target } };
+  });
+};
+
+export const deleteCustomisation = (ctx: WriteContext, id: string, expectedUpdatedAt?: Date | null) =>
+  transact(ctx, 'deleteCustomisation', {}, async (trx) => {
+    const { id: productId, target } = await lockVersion(trx, 'customisation', id, expectedUpdatedAt);
+    return { result: (await writes.deleteCustomisation(trx, target)) as CustomisationRow, logged: { productId, customisationId: target } };
+  });
+
+/** `ids` must be every child of the parent, once each; they get slots 1, 2, … in that order. */
+async function renumberChildren(trx: Parameters<typeof writes.renumber>[0], table: 'steps' | 'components', parentId: string, ids: readonly string[], path: string) {
+  const stored = new Set(await writes.findChildIds(trx, table, parentId));
+  const given = new Set(ids);
+  if (given.size !== ids.length || given.size !== stored.size || ![...given].every((id) => stored.has(id))) {
+    const parent = table === 'steps' ? 'product' : 'step';
+    throw new ValidationFailed({ [path]: [`The ${path} must list every ${table === 'steps' ? 'step' : 'component'} of the ${parent} exactly once.`] });
+  }
+  await writes.renumber(trx, table, ids);
+}
+
+export const reorderSteps = (ctx: WriteContext, productId: string, stepIds: readonly string[], expectedUpdatedAt?: Date | null) =>
+  transact(ctx, 'reorderSteps', {}, async (trx) => {
+    const { target } = await lockVersion(trx, 'product', productId, expectedUpdatedAt);
+    await renumberChildren(trx, 'steps', target, stepIds, 'stepIds');
+    return { result: await readBack.product(trx, target), logged: { productId: target } };
+  });
+
+export const reorderComponents = (ctx: WriteContext, stepId: string, componentIds: readonly string[], expectedUpdatedAt?: Date | null) =>
+  transact(ctx, 'reorderComponents', {}, async (trx) => {
+    const { id: productId, target } = await lockVersion(trx, 'step', stepId, expectedUpdatedAt);
+    await renumberChildren(trx, 'components', target, componentIds, 'componentIds');
+    return { result: await readBack.step(trx, target), logged: { productId, stepId: target } };
+  });

@@ -1,0 +1,244 @@
+import { ValidationFailed, type FieldErrors } from '../../platform/errors.ts';
+import { parseRowId } from '../../platform/ids.ts';
+
+// The rules of catalogue input, with Laravel's messages, collected by argument path
+// (`input.steps.0.components.1.customisations.0.price`) before anything touches the database.
+
+export interface WriteLimits {
+  maxSteps: number;
+  maxComponentsPerStep: number;
+  maxCustomisationsPerComponent: number;
+}
+
+export interface CustomisationValues {
+  id?: string;
+  name: string;
+  type: string;
+  /** Two decimals, as numeric(12,2) stores it. */
+  price: string;
+}
+export interface ComponentValues {
+  id?: string;
+  name: string;
+  position: number;
+  customisations: CustomisationValues[];
+}
+export interface StepValues {
+  id?: string;
+  name: string;
+  order: number;
+  components: ComponentValues[];
+}
+export interface ProductValues {
+  name: string;
+  sku: string;
+  steps: StepValues[];
+}
+
+type Maybe<T> = T | null | undefined;
+export interface CustomisationInput {
+  id?: Maybe<string>;
+  name: string;
+  type: string;
+  price: number;
+}
+export interface ComponentInput {
+  id?: Maybe<string>;
+  name: string;
+  position: number;
+  customisations?: Maybe<readonly CustomisationInput[]>;
+}
+export interface StepInput {
+  id?: Maybe<string>;
+  name: string;
+  order: number;
+  components?: Maybe<readonly ComponentInput[]>;
+}
+export interface ProductInput {
+  name: string;
+  sku: string;
+  steps?: Maybe<readonly StepInput[]>;
+}
+
+const NAME_MAX = 200;
+const SKU_MAX = 64;
+const SKU_PATTERN = /^[A-Za-z0-9._-]+$/;
+const TYPE_MAX = 50;
+const SLOT_MAX = 1_000_000;
+const PRICE_MAX = 9_999_999_999.99;
+/** An input of thousands of bad rows gets the first ones back, not a response as large as itself. */
+const MAX_REPORTED_PATHS = 100;
+
+export class Checker {
+  readonly errors: FieldErrors = {};
+  private paths = 0;
+
+  fail(path: string, message: string): void {
+    if (!this.errors[path] && this.paths++ >= MAX_REPORTED_PATHS) return;
+    (this.errors[path] ??= []).push(message);
+  }
+
+  text(path: string, attribute: string, value: string, max: number): string {
+    const trimmed = value.trim();
+    if (trimmed === '') this.fail(path, `The ${attribute} field is required.`);
+    else if ([...trimmed].length > max) this.fail(path, `The ${attribute} must not be greater than ${max} characters.`);
+    return trimmed;
+  }
+
+  name(path: string, value: string): string {
+    return this.text(path, 'name', value, NAME_MAX);
+  }
+
+  sku(path: string, value: string): string {
+    const sku = this.text(path, 'sku', value, SKU_MAX);
+    if (sku !== '' && [...sku].length <= SKU_MAX && !SKU_PATTERN.test(sku)) {
+      this.fail(path, 'The sku may only contain letters, numbers, dots, underscores and dashes.');
+    }
+    return sku;
+  }
+
+  type(path: string, value: string): string {
+    return this.text(path, 'type', value, TYPE_MAX);
+  }
+
+  slot(path: string, attribute: 'order' | 'position', value: number): number {
+    if (!Number.isInteger(value) || value < 0 || value > SLOT_MAX) {
+      this.fail(path, `The ${attribute} must be between 0 and ${SLOT_MAX}.`);
+    }
+    return value;
+  }
+
+  price(path: string, value: number): string {
+    if (!Number.isFinite(value) || value < 0 || value > PRICE_MAX) {
+      this.fail(path, `The price must be between 0 and ${PRICE_MAX.toFixed(2)}.`);
+      return '0.00';
+    }
+    const text = value.toFixed(2);
+    if (Number(text) !== value) this.fail(path, 'The price must have at most 2 decimals.');
+    return text;
+  }
+
+  id(path: string, value: Maybe<string>): string | undefined {
+    if (value === null || value === undefined) return undefined;
+    const id = parseRowId(value);
+    if (id === null) this.fail(path, 'The selected id is invalid.');
+    return id ?? undefined;
+  }
+
+  /** False (and an error at the list's path) when the list is too long to look into. */
+  count(path: string, attribute: string, list: readonly unknown[], max: number): boolean {
+    if (list.length <= max) return true;
+    this.fail(path, `The ${attribute} must not have more than ${max} items.`);
+    return false;
+  }
+
+  distinct<T>(items: readonly T[], key: (item: T) => unknown, path: (index: number) => string, attribute: string): void {
+    const seen = new Set<unknown>();
+    items.forEach((item, i) => {
+      const k = key(item);
+      if (k === undefined) return;
+      if (seen.has(k)) this.fail(path(i), `The ${attribute} field has a duplicate value.`);
+      seen.add(k);
+    });
+  }
+
+  done(): void {
+    if (Object.keys(this.errors).length > 0) throw new ValidationFailed(this.errors);
+  }
+}
+
+export function checkCustomisation(c: Checker, input: CustomisationInput, path: string): CustomisationValues {
+  const id = c.id(`${path}.id`, input.id);
+  return {
+    ...(id ? { id } : {}),
+    name: c.name(`${path}.name`, input.name),
+    type: c.type(`${path}.type`, input.type),
+    price: c.price(`${path}.price`, input.price),
+  };
+}
+
+export function checkComponent(c: Checker, input: ComponentInput, path: string, limits: WriteLimits): ComponentValues {
+  const id = c.id(`${path}.id`, input.id);
+  const list = input.customisations ?? [];
+  const fits = c.count(`${path}.customisations`, 'customisations', list, limits.maxCustomisationsPerComponent);
+  const customisations = fits ? list.map((x, i) => checkCustomisation(c, x, `${path}.customisations.${i}`)) : [];
+  c.distinct(customisations, (x) => x.id, (i) => `${path}.customisations.${i}.id`, 'id');
+  return {
+    ...(id ? { id } : {}),
+    name: c.name(`${path}.name`, input.name),
+    position: c.slot(`${path}.position`, 'position', input.position),
+    customisations,
+  };
+}
+
+export function checkStep(c: Checker, input: StepInput, path: string, limits: WriteLimits): StepValues {
+  const id = c.id(`${path}.id`, input.id);
+  const list = input.components ?? [];
+  const fits = c.count(`${path}.components`, 'components', list, limits.maxComponentsPerStep);
+  const components = fits ? list.map((x, i) => checkComponent(c, x, `${path}.components.${i}`, limits)) : [];
+  c.distinct(components, (x) => x.id, (i) => `${path}.components.${i}.id`, 'id');
+  return {
+    ...(id ? { id } : {}),
+    name: c.name(`${path}.name`, input.name),
+    order: c.slot(`${path}.order`, 'order', input.order),
+    components,
+  };
+}
+
+/** A whole product: what createProduct and upsertProduct write (ids only matter to an upsert). */
+export function checkProduct(input: ProductInput, limits: WriteLimits, path = 'input'): ProductValues {
+  const c = new Checker();
+  const list = input.steps ?? [];
+  const fits = c.count(`${path}.steps`, 'steps', list, limits.maxSteps);
+  const steps = fits ? list.map((x, i) => checkStep(c, x, `${path}.steps.${i}`, limits)) : [];
+  c.distinct(steps, (s) => s.order, (i) => `${path}.steps.${i}.order`, 'order');
+  c.distinct(steps, (s) => s.id, (i) => `${path}.steps.${i}.id`, 'id');
+  // An id may appear once in the whole tree: a component cannot be kept under two steps.
+  c.distinct(steps.flatMap((s) => s.components), (x) => x.id, () => `${path}.steps`, 'components id');
+  c.distinct(steps.flatMap((s) => s.components.flatMap((x) => x.customisations)), (x) => x.id, () => `${path}.steps`, 'customisations id');
+  const values = { name: c.name(`${path}.name`, input.name), sku: c.sku(`${path}.sku`, input.sku), steps };
+  c.done();
+  return values;
+}
+
+/** The fields an update sets; one left out (or null) keeps its stored value. */
+export function checkChanges<K extends string>(
+  input: object,
+  rules: Record<K, (c: Checker, path: string, value: never) => unknown>,
+  path = 'input',
+): Partial<Record<K, unknown>> {
+  const c = new Checker();
+  const changes: Partial<Record<K, unknown>> = {};
+  for (const key of Object.keys(rules) as K[]) {
+    const value = (input as Partial<Record<K, unknown>>)[key];
+    if (value !== null && value !== undefined) changes[key] = rules[key](c, `${path}.${key}`, value as never);
+  }
+  c.done();
+  return changes;
+}
+
+/** Run one check on its own and throw its errors, for inputs of a single kind. */
+export function check<T>(run: (c: Checker) => T): T {
+  const c = new Checker();
+  const result = run(c);
+  c.done();
+  return result;
+}
+
+export const productRules = {
+  name: (c: Checker, path: string, v: string) => c.name(path, v),
+  sku: (c: Checker, path: string, v: string) => c.sku(path, v),
+};
+export const stepRules = {
+  name: (c: Checker, path: string, v: string) => c.name(path, v),
+  order: (c: Checker, path: string, v: number) => c.slot(path, 'order', v),
+};
+export const componentRules = {
+  name: (c: Checker, path: string, v: string) => c.name(path, v),
+  position: (c: Checker, path: string, v: number) => c.slot(path, 'position', v),
+};
+export const customisationRules = {
+  name: (c: Checker, path: string, v: string) => c.name(path, v),
+  type: (c: Checker, path: string, v: string) => c.type(path, v),
+  price: (c: Checker, path: string, v: number) => c.price(path, v),
+};

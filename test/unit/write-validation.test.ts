@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { ValidationFailed } from '../../src/platform/errors.ts';
+import { checkChanges, checkProduct, customisationRules } from '../../src/modules/catalog/write-validation.ts';
+
+const limits = { maxSteps: 2, maxComponentsPerStep: 2, maxCustomisationsPerComponent: 2 };
+const errorsOf = (run: () => unknown) => {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof ValidationFailed) return err.errors;
+    throw err;
+  }
+  return {};
+};
+
+describe('catalogue input rules', () => {
+  it('normalises what it accepts: trimmed names, prices as two-decimal text', () => {
+    const values = checkProduct(
+      { name: '  Desk ', sku: 'D-1', steps: [{ name: ' s ', order: 0, components: [{ name: 'c', position: 0, customisations: [{ name: 'x', type: 't', price: 0.1 }] }] }] },
+      limits,
+    );
+    expect(values.name).toBe('Desk');
+    expect(values.steps[0]!.name).toBe('s');
+    expect(values.steps[0]!.components[0]!.customisations[0]!.price).toBe('0.10');
+  });
+
+  it('counts characters, not UTF-16 units: 200 emoji are a valid name', () => {
+    expect(() => checkProduct({ name: '😀'.repeat(200), sku: 'E' }, limits)).not.toThrow();
+    expect(errorsOf(() => checkProduct({ name: '😀'.repeat(201), sku: 'E' }, limits))).toEqual({
+      'input.name': ['The name must not be greater than 200 characters.'],
+    });
+  });
+
+  it('uses the configured limits', () => {
+    const steps = [0, 1, 2].map((order) => ({ name: 's', order }));
+    expect(errorsOf(() => checkProduct({ name: 'n', sku: 's', steps }, limits))).toEqual({ 'input.steps': ['The steps must not have more than 2 items.'] });
+  });
+
+  it('checks only the fields an update sets; null keeps the stored value', () => {
+    expect(checkChanges({ name: null, price: 12.5 }, customisationRules)).toEqual({ price: '12.50' });
+    expect(errorsOf(() => checkChanges({ type: ' ', price: Number.NaN }, customisationRules))).toEqual({
+      'input.type': ['The type field is required.'],
+      'input.price': ['The price must be between 0 and 9999999999.99.'],
+    });
+  });
+});
