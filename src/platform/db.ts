@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Logger } from './logger.ts';
 import { assertStatementMayRun } from './abort.ts';
+import { listenPGlite, listenPostgres, type ChangeFeed, type ListenOptions } from './notifications.ts';
 import { createPoolAdapter } from './pg-pool.ts';
 
 /** Called once per SQL statement sent; tests count statements with it, metrics time them. */
@@ -16,6 +17,8 @@ export interface DatabaseHandle<DB = any> {
   kind: 'postgres' | 'embedded';
   observeQueries(observer: QueryObserver): () => void;
   poolStats?(): { total: number; idle: number; waiting: number };
+  /** Notifications on these channels; `url` (PostgreSQL only) listens through another address than the pool's. */
+  listen(channels: readonly string[], options: ListenOptions & { url?: string | undefined }): Promise<ChangeFeed>;
   close(): Promise<void>;
 }
 
@@ -95,6 +98,7 @@ export function createPostgresDatabase(options: {
     kind: 'postgres',
     observeQueries: observers.observeQueries,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    listen: async (channels, { url, ...listenOptions }) => listenPostgres(url ?? options.databaseUrl, channels, listenOptions),
     close: () => db.destroy(),
   };
 }
@@ -114,7 +118,13 @@ export async function createPGliteDatabase(
     close: () => pglite.close(),
   } as unknown as typeof pglite;
   const db = new Kysely<any>({ dialect: new PGliteDialect(client), log: observers.log });
-  return { db, kind: 'embedded', observeQueries: observers.observeQueries, close: () => db.destroy() };
+  return {
+    db,
+    kind: 'embedded',
+    observeQueries: observers.observeQueries,
+    listen: (channels, { logger }) => listenPGlite(pglite, channels, logger),
+    close: () => db.destroy(),
+  };
 }
 
 export async function createDatabase<DB = any>(options: DatabaseOptions): Promise<DatabaseHandle<DB>> {

@@ -1,0 +1,152 @@
+import pg from 'pg';
+import type { Logger } from './logger.ts';
+
+/**
+ * PostgreSQL notifications on a set of channels. `up` is true only while the instance is surely
+ * listening: whoever caches on the strength of notifications serves nothing from its cache while
+ * it is false, and starts empty when it turns true again (anything may have changed meanwhile).
+ */
+export interface ChangeFeed {
+  readonly up: boolean;
+  on(channel: string, listener: () => void): void;
+  /** Called with every change of `up`. */
+  onState(listener: (up: boolean) => void): void;
+  close(): Promise<void>;
+}
+
+export interface ListenOptions {
+  /** How often the listening connection is checked; a check unanswered for as long counts as a lost connection. */
+  heartbeatMs: number;
+  logger: Logger;
+}
+
+function createFeedState(logger: Logger) {
+  const listeners = new Map<string, Set<() => void>>();
+  const stateListeners = new Set<(up: boolean) => void>();
+  let up = false;
+  const notifyState = (next: boolean) => {
+    for (const listener of stateListeners) listener(next);
+  };
+  const on = (channel: string, listener: () => void) => {
+    let set = listeners.get(channel);
+    if (!set) listeners.set(channel, (set = new Set()));
+    set.add(listener);
+  };
+  const onState = (listener: (next: boolean) => void) => void stateListeners.add(listener);
+  const setUp = (next: boolean, quiet = false) => {
+    if (next === up) return;
+    up = next;
+    if (quiet) return notifyState(next);
+    if (next) logger.info('change notifications listening');
+    else logger.warn('change notifications lost: caches bypassed until they are back');
+    notifyState(next);
+  };
+  return {
+    get up() {
+      return up;
+    },
+    notify(channel: string) {
+      for (const listener of listeners.get(channel) ?? []) listener();
+    },
+    setUp,
+    /** The public face, closed by `close` (after which it reports down, without a warning). */
+    feed(close: () => Promise<void>): ChangeFeed {
+      return {
+        get up() {
+          return up;
+        },
+        on,
+        onState,
+        async close() {
+          setUp(false, true);
+          await close();
+        },
+      };
+    },
+  };
+}
+
+const MAX_BACKOFF_MS = 2_000;
+
+/** One connection of its own (never a pooled one), re-opened with backoff whenever it is lost. */
+export function listenPostgres(url: string, channels: readonly string[], options: ListenOptions): ChangeFeed {
+  const state = createFeedState(options.logger);
+  let client: pg.Client | undefined;
+  let closed = false;
+  let backoffMs = 100;
+  let heartbeat: NodeJS.Timeout | undefined;
+  let retry: NodeJS.Timeout | undefined;
+
+  const drop = (current: pg.Client) => {
+    if (client !== current) return;
+    client = undefined;
+    clearInterval(heartbeat);
+    state.setUp(false);
+    current.removeAllListeners('notification');
+    current.on('error', () => {});
+    void current.end().catch(() => {});
+    if (!closed) {
+      retry = setTimeout(connect, backoffMs);
+      backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
+    }
+  };
+
+  const connect = async () => {
+    if (closed) return;
+    const current = new pg.Client({
+      connectionString: url,
+      connectionTimeoutMillis: options.heartbeatMs * 2,
+      query_timeout: options.heartbeatMs,
+      keepAlive: true,
+    });
+    client = current;
+    current.on('error', () => drop(current));
+    current.on('end', () => drop(current));
+    current.on('notification', (message) => state.notify(message.channel));
+    try {
+      await current.connect();
+      for (const channel of channels) await current.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    } catch {
+      drop(current);
+      return;
+    }
+    if (client !== current || closed) return;
+    backoffMs = 100;
+    // A connection can die without a word (a partition, a hung server): an unanswered check drops it.
+    let checking = false;
+    heartbeat = setInterval(() => {
+      if (checking) return drop(current);
+      checking = true;
+      current.query('SELECT 1').then(
+        () => void (checking = false),
+        () => drop(current),
+      );
+    }, options.heartbeatMs);
+    heartbeat.unref();
+    state.setUp(true);
+  };
+
+  void connect();
+  return state.feed(async () => {
+    closed = true;
+    clearTimeout(retry);
+    clearInterval(heartbeat);
+    const current = client;
+    client = undefined;
+    await current?.end().catch(() => {});
+  });
+}
+
+/** The embedded database is this process's alone: its notifications cannot be lost, only closed. */
+export async function listenPGlite(
+  pglite: { listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>> },
+  channels: readonly string[],
+  logger: Logger,
+): Promise<ChangeFeed> {
+  const state = createFeedState(logger);
+  const unlisten = await Promise.all(channels.map((channel) => pglite.listen(channel, () => state.notify(channel))));
+  state.setUp(true);
+  return state.feed(async () => {
+    await Promise.all(unlisten.map((stop) => stop().catch(() => {})));
+  });
+}
