@@ -2,6 +2,7 @@ import type http from 'node:http';
 import type { Config } from './config.ts';
 import { createGraphQLEndpoint } from './graphql/endpoint.ts';
 import { createGraphiQL } from './graphql/graphiql.ts';
+import { createResponseStore, followChanges, type ResponseStore } from './graphql/response-cache.ts';
 import { createGraphQLHandler, CSRF_HEADERS, GRAPHQL_PATH } from './graphql/yoga.ts';
 import { createCors } from './http/cors.ts';
 import { createHealthRoutes } from './http/health.ts';
@@ -9,11 +10,14 @@ import { createLifecycle, type Lifecycle } from './http/lifecycle.ts';
 import { createMetricsRoute } from './http/metrics.ts';
 import { observeRequests } from './http/observe.ts';
 import { createHttpServer, createRequestListener } from './http/server.ts';
-import { createModules, serviceSchema, type Database, type Modules } from './modules/index.ts';
+import { createModules, GRAPHQL_MODULES, serviceSchema, type Database, type Modules } from './modules/index.ts';
 import type { ModuleParts } from './modules/module.ts';
 import type { DatabaseHandle } from './platform/db.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
 import { createMetrics, type Metrics } from './platform/metrics.ts';
+import type { ChangeFeed } from './platform/notifications.ts';
+
+const CATALOG_CHANGED = 'catalog_changed';
 
 export interface App {
   server: http.Server;
@@ -22,6 +26,9 @@ export interface App {
   logger: Logger;
   metrics: Metrics;
   lifecycle: Lifecycle;
+  /** The database's change notifications; absent when nothing here caches. */
+  changes: ChangeFeed | undefined;
+  responseCache: ResponseStore | undefined;
   /** Drains for up to SHUTDOWN_TIMEOUT_MS. The database stays open: its opener closes it. */
   close(): Promise<void>;
 }
@@ -44,6 +51,18 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
   if (database.poolStats) metrics.watchPool(database.poolStats);
   const lifecycle = createLifecycle(options.starting ? 'starting' : 'serving');
 
+  let responseCache: ResponseStore | undefined;
+  let changes: ChangeFeed | undefined;
+  if (config.responseCache.maxEntries > 0) {
+    responseCache = createResponseStore({ ...config.responseCache, registry: metrics.registry });
+    changes = await database.listen([CATALOG_CHANGED], {
+      heartbeatMs: config.cacheListenerHeartbeatMs,
+      logger,
+      url: config.databaseListenUrl,
+    });
+    followChanges(responseCache, changes, CATALOG_CHANGED);
+  }
+
   const modules = createModules({ db: database.db, config, logger, registry: metrics.registry });
   const parts: ModuleParts[] = Object.values(modules);
   const graphiql = createGraphiQL({
@@ -57,6 +76,10 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
       logger,
       schema: serviceSchema(),
       contextParts: parts.flatMap((p) => (p.graphqlContext ? [p.graphqlContext] : [])),
+      responseCache: responseCache && {
+        store: responseCache,
+        publicFields: GRAPHQL_MODULES.flatMap((m) => (m.publicFields ? [m.publicFields] : [])),
+      },
     }),
     graphiql,
     maxBodyBytes: config.graphqlMaxBodyBytes,
@@ -96,8 +119,13 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
     logger,
     metrics,
     lifecycle,
+    changes,
+    responseCache,
     close() {
-      closing ??= lifecycle.drain(server, config.shutdownTimeoutMs).finally(stopObservingQueries);
+      closing ??= lifecycle
+        .drain(server, config.shutdownTimeoutMs)
+        .finally(stopObservingQueries)
+        .finally(() => changes?.close());
       return closing;
     },
   };

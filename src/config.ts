@@ -83,6 +83,17 @@ const envSchema = z.object({
   GRAPHQL_MAX_BODY_BYTES: intInRange(1024, 100 * 1024 * 1024).default(1024 * 1024),
   GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: intInRange(1, 10_000).default(16),
   GRAPHQL_EXECUTION_TIMEOUT_MS: intInRange(1, 600_000).default(10_000),
+  // 0 entries turns the response cache off.
+  RESPONSE_CACHE_MAX_ENTRIES: intInRange(0, 10_000_000).default(10_000),
+  RESPONSE_CACHE_MAX_BYTES: intInRange(1024, 64 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
+  RESPONSE_CACHE_TTL_MS: intInRange(1, 86_400_000).default(300_000),
+  CACHE_LISTENER_HEARTBEAT_MS: intInRange(50, 60_000).default(1_000),
+  DATABASE_LISTEN_URL: optionalNonEmpty.pipe(
+    z
+      .string()
+      .refine((v) => /^postgres(ql)?:\/\//.test(v), { error: 'must be a postgres:// or postgresql:// URL' })
+      .optional(),
+  ),
   FEDERATION_SECRET: optionalNonEmpty.pipe(
     z.string().min(32, { error: 'must be at least 32 characters (e.g. openssl rand -base64 48)' }).optional(),
   ),
@@ -147,6 +158,12 @@ export type Config = Readonly<{
   graphqlMaxBodyBytes: number;
   graphqlMaxInFlightPerToken: number;
   graphqlExecutionTimeoutMs: number;
+  /** maxEntries 0: no response cache. */
+  responseCache: { maxEntries: number; maxBytes: number; ttlMs: number };
+  /** How often the change-notification connection is checked. */
+  cacheListenerHeartbeatMs: number;
+  /** Where change notifications are listened for, when not DATABASE_URL (e.g. past a transaction pooler). */
+  databaseListenUrl: string | undefined;
   /** Shared with the federation gateway, which sends it as `Router-Authorization`; unset: `_entities` and `_service` answer nobody. */
   federationSecret: string | undefined;
   federationMaxRepresentations: number;
@@ -229,6 +246,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxBodyBytes: e.GRAPHQL_MAX_BODY_BYTES,
     graphqlMaxInFlightPerToken: e.GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN,
     graphqlExecutionTimeoutMs: e.GRAPHQL_EXECUTION_TIMEOUT_MS,
+    responseCache: Object.freeze({
+      maxEntries: e.RESPONSE_CACHE_MAX_ENTRIES,
+      maxBytes: e.RESPONSE_CACHE_MAX_BYTES,
+      ttlMs: e.RESPONSE_CACHE_TTL_MS,
+    }),
+    cacheListenerHeartbeatMs: e.CACHE_LISTENER_HEARTBEAT_MS,
+    databaseListenUrl: e.DATABASE_LISTEN_URL,
     federationSecret: e.FEDERATION_SECRET,
     federationMaxRepresentations: e.FEDERATION_MAX_REPRESENTATIONS,
     httpHeadersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,

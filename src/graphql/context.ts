@@ -1,5 +1,6 @@
 import type { YogaInitialContext } from 'graphql-yoga';
 import type { Session } from '../platform/session.ts';
+import type { PublicFields } from './response-cache.ts';
 
 /** What the /graphql endpoint hands Yoga for each request: only authenticated requests execute. */
 export interface ServerContext {
@@ -14,5 +15,7 @@ export type GraphQLContext = ServerContext & YogaInitialContext;
 export interface GraphQLModule {
   schemaDir: string;
   resolvers: object;
+  /** Fields whose answers are the same for every caller and may be shared by the response cache. */
+  publicFields?: PublicFields;
   codegen?: { contextType: string; mappers: Record<string, string> };
 }

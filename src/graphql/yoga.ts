@@ -11,6 +11,7 @@ import { useExecutionLimits } from './execution-limits.ts';
 import { useCompiledExecution } from './jit.ts';
 import { createParseCaches, useGraphQLLimits, useUndeclaredBodyLimit } from './limits.ts';
 import { useOperationName, useOperationSelection } from './operations.ts';
+import { useSharedResponseCache, type PublicFields, type ResponseStore } from './response-cache.ts';
 import { useScopes } from './scopes.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -27,8 +28,10 @@ export function createGraphQLHandler(deps: {
   schema: GraphQLSchema;
   /** Each module's per-request part of the context (its loaders), called once per request. */
   contextParts: readonly (() => object)[];
+  /** Absent: no response cache. */
+  responseCache?: { store: ResponseStore; publicFields: readonly PublicFields[] } | undefined;
 }) {
-  const { config, logger, schema, contextParts } = deps;
+  const { config, logger, schema, contextParts, responseCache } = deps;
   const parseCaches = createParseCaches();
   return createYoga<ServerContext, GraphQLContext>({
     schema,
@@ -65,6 +68,8 @@ export function createGraphQLHandler(deps: {
       useOperationName(),
       useCompiledExecution(logger),
       useExecutionDeadline(config.graphqlExecutionTimeoutMs, logger),
+      // Last: a hit is served after authentication and the checks above have let the request in.
+      ...(responseCache ? useSharedResponseCache(responseCache.store, schema, responseCache.publicFields) : []),
     ],
   });
 }

@@ -4,7 +4,7 @@ import { seedCatalog } from '../../db/seeds/catalog.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createPostgresDatabase, type DatabaseHandle } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { startTestApp, UNCACHED, type TestApp } from '../support/app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 
@@ -41,7 +41,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`the database going away (${reason})`
       statementTimeoutMs: config.databaseStatementTimeoutMs,
       logger: createLogger('silent'),
     });
-    t = await startTestApp({ database: { ...direct, handle: proxied } });
+    t = await startTestApp({ database: { ...direct, handle: proxied }, env: UNCACHED });
     const user = await t.createUser();
     token = await t.login(user.email, user.password);
     observer = new pg.Client({ connectionString: direct.url });

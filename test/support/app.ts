@@ -5,6 +5,9 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
+/** For tests of the uncached path: statement counts, database faults, per-request errors. */
+export const UNCACHED = { RESPONSE_CACHE_MAX_ENTRIES: '0' } as const;
+
 /** Log lines the app wrote, kept in memory so tests can read (and search) them. */
 export class LogCapture extends Writable {
   lines: string[] = [];
@@ -42,6 +45,14 @@ export interface TestApp {
 
 let userCounter = 0;
 
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`not ready within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** A listening app on a fresh database of its own; env overrides go through the real config parser. */
 export async function startTestApp(
   options: { env?: Record<string, string>; database?: TestDatabase } = {},
@@ -51,6 +62,7 @@ export async function startTestApp(
   const logs = new LogCapture();
   const app = await createApp(config, { database: database.handle, logger: createLogger(config.logLevel, logs) });
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
+  if (app.changes) await waitUntil(() => app.changes!.up, 10_000);
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
   const testApp: TestApp = {

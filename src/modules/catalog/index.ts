@@ -20,6 +20,16 @@ export const catalogModule = {
   graphql: {
     schemaDir: fileURLToPath(new URL('../../../schema/catalog', import.meta.url)),
     resolvers: catalogResolvers,
+    // The catalogue reads the same for every token; a field added later stays uncached until listed here.
+    publicFields: {
+      Query: ['products', 'product'],
+      ProductPaginator: ['data', 'paginatorInfo'],
+      PaginatorInfo: ['count', 'currentPage', 'firstItem', 'hasMorePages', 'lastItem', 'lastPage', 'perPage', 'total', 'endCursor'],
+      Product: ['id', 'name', 'sku', 'steps', 'createdAt', 'updatedAt'],
+      Step: ['id', 'name', 'order', 'components', 'createdAt', 'updatedAt'],
+      Component: ['id', 'name', 'position', 'customisations', 'createdAt', 'updatedAt'],
+      Customisation: ['id', 'name', 'type', 'price', 'createdAt', 'updatedAt'],
+    },
     // How `npm run codegen` types the resolvers: paths from ./generated/.
     codegen: {
       contextType: '../context.ts#CatalogContext',
