@@ -1,0 +1,201 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedCatalog } from '../../db/seeds/catalog.ts';
+import { startTestApp, UNCACHED, type TestApp } from '../support/app.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { startServerProcess, type ServerProcess } from '../support/process.ts';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+
+// Two real service processes on one PostgreSQL database, both with warm caches. After a write by
+// each path (a mutation on one instance, psql, catalog:import), both answer the new data within a
+// second. Instance B listens through a TCP proxy: with its listener cut or black-holed it must
+// answer from the database, never from what it cached before.
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const METRICS_TOKEN = 'instances-metrics-token-0123456789';
+const HEARTBEAT_MS = 200;
+const PRODUCT = 'query Product($id: ID!) { product(id: $id) { id name steps { components { customisations { price } } } } }';
+
+const describePg = process.env.DATABASE_URL ? describe : describe.skip;
+
+describePg('the response cache on two instances (PostgreSQL notifications)', () => {
+  let database: TestDatabase;
+  let helper: TestApp;
+  let proxy: TcpProxy;
+  let a: ServerProcess;
+  let b: ServerProcess;
+  let admin: string;
+  let reader: string;
+  let productId: string;
+  let sku: string;
+  let dir: string;
+  const delays: Record<string, number[]> = {};
+
+  const ask = async (instance: ServerProcess, token = reader) => {
+    const res = await fetch(`${instance.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: PRODUCT, variables: { id: productId } }),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const nameOn = async (instance: ServerProcess) => (await ask(instance)).body.data?.product?.name as string | undefined;
+  const hits = async (instance: ServerProcess) => {
+    const text = await (await fetch(`${instance.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    return Number(/^graphql_response_cache_hits_total (\S+)$/m.exec(text)?.[1] ?? NaN);
+  };
+  const psql = (statement: string) => run('psql', [database.url!, '-v', 'ON_ERROR_STOP=1', '-qc', statement]);
+
+  /** Both instances hold the current answer in their caches (a hit each), then `write` runs. */
+  async function warmThenWrite(write: () => Promise<unknown>) {
+    for (const instance of [a, b]) {
+      await ask(instance);
+      const before = await hits(instance);
+      await ask(instance);
+      expect(await hits(instance)).toBe(before + 1);
+    }
+    await write();
+    return performance.now();
+  }
+
+  /** Milliseconds from the end of the write until `instance` answers `name`. */
+  async function delayUntil(instance: ServerProcess, name: string, since: number): Promise<number> {
+    for (;;) {
+      if ((await nameOn(instance)) === name) return performance.now() - since;
+      if (performance.now() - since > 5_000) return Infinity;
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  }
+
+  async function expectBothWithinASecond(path: string, name: string, since: number) {
+    const [onA, onB] = await Promise.all([delayUntil(a, name, since), delayUntil(b, name, since)]);
+    (delays[path] ??= []).push(onA, onB);
+    expect(onA).toBeLessThan(1_000);
+    expect(onB).toBeLessThan(1_000);
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await seedCatalog(database.handle.db, { products: 5, seed: 21 });
+    helper = await startTestApp({ database, env: UNCACHED });
+    const adminUser = await helper.createUser({ isAdmin: true });
+    const user = await helper.createUser();
+    admin = await helper.login(adminUser.email, adminUser.password);
+    reader = await helper.login(user.email, user.password);
+    const first = (await helper.graphql('{ products(first: 1) { data { id sku } } }', { token: reader })).body.data.products.data[0];
+    productId = first.id;
+    sku = first.sku;
+    const target = new URL(database.url!);
+    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const env = { DATABASE_URL: database.url!, METRICS_TOKEN, CACHE_LISTENER_HEARTBEAT_MS: String(HEARTBEAT_MS) };
+    [a, b] = await Promise.all([
+      startServerProcess(env),
+      startServerProcess({ ...env, DATABASE_LISTEN_URL: proxy.proxiedUrl(database.url!) }),
+    ]);
+    await Promise.all([a, b].map((s) => s.waitForLog((l) => l.msg === 'change notifications listening')));
+    for (const instance of [a, b]) while ((await fetch(`${instance.url}/ready`)).status !== 200) await new Promise((r) => setTimeout(r, 50));
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pcs-instances-'));
+  }, 60_000);
+
+  afterAll(async () => {
+    a?.kill();
+    b?.kill();
+    await Promise.all([a?.exited, b?.exited]);
+    await proxy?.close();
+    await helper?.close();
+    await database?.drop();
+    if (dir) await fs.rm(dir, { recursive: true, force: true });
+    const summary = Object.entries(delays).map(([p, ms]) => {
+      const sorted = [...ms].sort((x, y) => x - y);
+      const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(0);
+      return `${p}: n=${sorted.length} min ${at(0)} median ${at(0.5)} p90 ${at(0.9)} max ${sorted.at(-1)!.toFixed(0)} ms`;
+    });
+    console.log(`invalidation delay, write finished → both instances answer the new data:\n  ${summary.join('\n  ')}`);
+  });
+
+  it('a mutation on instance A reaches both caches within a second', async () => {
+    for (let i = 0; i < 10; i++) {
+      const name = `Mutated ${i}`;
+      const since = await warmThenWrite(async () => {
+        const res = await fetch(`${a.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
+          body: JSON.stringify({ query: 'mutation ($id: ID!, $n: String!) { updateProduct(id: $id, input: { name: $n }) { id } }', variables: { id: productId, n: name } }),
+        });
+        expect(res.status).toBe(200);
+      });
+      await expectBothWithinASecond('mutation on A', name, since);
+    }
+  });
+
+  it('a write made with psql reaches both caches within a second, prices and pages alike', async () => {
+    for (let i = 0; i < 10; i++) {
+      const name = `psql ${i}`;
+      const since = await warmThenWrite(() => psql(`UPDATE products SET name = '${name}' WHERE id = ${productId}`));
+      await expectBothWithinASecond('psql', name, since);
+    }
+    const since = await warmThenWrite(() =>
+      psql(`UPDATE customisations SET price = 77.7 WHERE component_id IN (SELECT c.id FROM components c JOIN steps s ON s.id = c.step_id WHERE s.product_id = ${productId})`),
+    );
+    const prices = async (instance: ServerProcess) => {
+      const { body } = await ask(instance);
+      return new Set(body.data.product.steps.flatMap((s: any) => s.components.flatMap((c: any) => c.customisations.map((x: any) => x.price))));
+    };
+    for (const instance of [a, b]) {
+      let seen = await prices(instance);
+      while (!(seen.size === 1 && seen.has(77.7)) && performance.now() - since < 1_000) seen = await prices(instance);
+      expect(seen, `${(performance.now() - since).toFixed(0)} ms after the write`).toEqual(new Set([77.7]));
+    }
+  });
+
+  it('catalog:import reaches both caches within a second', async () => {
+    const env = { ...process.env, DATABASE_URL: database.url!, LOG_LEVEL: 'error' };
+    const file = path.join(dir, 'catalog.json');
+    await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'catalog:export', '--out', file], { cwd: ROOT, env });
+    for (let i = 0; i < 3; i++) {
+      const name = `Imported ${i}`;
+      const catalogue = JSON.parse(await fs.readFile(file, 'utf8')) as { products: { sku: string; name: string }[] };
+      catalogue.products.find((p) => p.sku === sku)!.name = name;
+      await fs.writeFile(file, JSON.stringify(catalogue));
+      const since = await warmThenWrite(() => run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'catalog:import', file], { cwd: ROOT, env }));
+      await expectBothWithinASecond('catalog:import', name, since);
+    }
+  }, 60_000);
+
+  it('with its listener cut, B answers from the database; when it is back, B caches again from empty', async () => {
+    await warmThenWrite(async () => {});
+    await proxy.cut();
+    await b.waitForLog((l) => l.msg === 'change notifications lost: caches bypassed until they are back', 5_000);
+    await psql(`UPDATE products SET name = 'Written while B was deaf' WHERE id = ${productId}`);
+    // A heard it; B did not, and must not answer what it had cached.
+    expect(await nameOn(b)).toBe('Written while B was deaf');
+    const hitsWhileDeaf = await hits(b);
+    await ask(b);
+    expect(await hits(b)).toBe(hitsWhileDeaf);
+
+    const listening = b.logs.filter((l) => l.msg === 'change notifications listening').length;
+    await proxy.restore();
+    await b.waitForLog(() => b.logs.filter((l) => l.msg === 'change notifications listening').length > listening, 10_000);
+    expect(await nameOn(b)).toBe('Written while B was deaf');
+    const name = 'After B came back';
+    const since = await warmThenWrite(() => psql(`UPDATE products SET name = '${name}' WHERE id = ${productId}`));
+    await expectBothWithinASecond('psql, after B reconnected', name, since);
+  }, 30_000);
+
+  it('with its listener black-holed, B notices within a few heartbeats and stops serving from its cache', async () => {
+    await warmThenWrite(async () => {});
+    const lost = b.logs.filter((l) => l.msg === 'change notifications lost: caches bypassed until they are back').length;
+    proxy.blackHole();
+    const started = performance.now();
+    await b.waitForLog(() => b.logs.filter((l) => l.msg === 'change notifications lost: caches bypassed until they are back').length > lost, 5_000);
+    expect(performance.now() - started).toBeLessThan(HEARTBEAT_MS * 4);
+    await psql(`UPDATE products SET name = 'Written into the black hole' WHERE id = ${productId}`);
+    expect(await nameOn(b)).toBe('Written into the black hole');
+    await proxy.restore();
+  }, 30_000);
+});
