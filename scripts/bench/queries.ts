@@ -1,4 +1,5 @@
 import { createRng } from '../../db/seeds/catalog.ts';
+import { zipfSampler } from './zipf.ts';
 
 /**
  * The benchmark's four operations. Both servers receive the very same POST bodies;
@@ -18,15 +19,26 @@ export const QUERIES = {
   Q3: '{ products(first: 20) { data { id name sku } } }',
 } as const;
 
-export type QueryName = keyof typeof QUERIES;
-export const QUERY_NAMES = Object.keys(QUERIES) as QueryName[];
+/** Hot variants: Q1 and Q2 with ids and cursors drawn Zipf-like (s = 1) over the whole catalogue. */
+const HOT = { Q1z: 'Q1', Q2z: 'Q2' } as const;
+export const ZIPF_DRAWS = 20_000;
+
+
+export type QueryName = keyof typeof QUERIES | keyof typeof HOT;
+export const QUERY_NAMES = [...Object.keys(QUERIES), ...Object.keys(HOT)] as QueryName[];
 
 export const QUERY_LABELS: Record<QueryName, string> = {
   Q0: '{ __typename }',
   Q1: 'product(id) full depth, random ids',
   Q2: 'products(first: 20, after) full depth, random cursors',
   Q3: 'products(first: 20) { data { id name sku } }',
+  Q1z: 'product(id) full depth, Zipf ids (s = 1) over the catalogue',
+  Q2z: 'products(first: 20, after) full depth, Zipf cursors (s = 1) over the catalogue',
 };
+
+/** Which service runs a query: the cold one (no response cache) the uniform ones, the hot one the rest. */
+export const COLD_QUERIES: readonly QueryName[] = ['Q0', 'Q1', 'Q2', 'Q3'];
+export const HOT_QUERIES: readonly QueryName[] = ['Q0', 'Q1z', 'Q2z', 'Q3'];
 
 /**
  * The distinct request bodies a case draws from: random product ids for Q1, random
@@ -38,8 +50,17 @@ export function requestBodies(
   count: number,
   encodeCursor: (id: string) => string,
 ): string[] {
-  const rng = createRng(name === 'Q1' ? 1 : 2);
+  const rng = createRng(name === 'Q1' || name === 'Q1z' ? 1 : 2);
   const pick = () => productIds[Math.floor(rng() * productIds.length)]!;
+  // Popularity is not id order: rank r is the r-th id of a seeded shuffle.
+  const shuffle = createRng(7);
+  const byRank = [...productIds];
+  for (let i = byRank.length - 1; i > 0; i--) {
+    const j = Math.floor(shuffle() * (i + 1));
+    [byRank[i], byRank[j]] = [byRank[j]!, byRank[i]!];
+  }
+  const rank = zipfSampler(byRank.length, 1, createRng(name === 'Q1z' ? 3 : 4));
+  const zipf = () => byRank[rank()]!;
   switch (name) {
     case 'Q0':
     case 'Q3':
@@ -49,6 +70,12 @@ export function requestBodies(
     case 'Q2':
       return Array.from({ length: count }, () =>
         JSON.stringify({ query: QUERIES.Q2, variables: { after: encodeCursor(pick()) } }),
+      );
+    case 'Q1z':
+      return Array.from({ length: ZIPF_DRAWS }, () => JSON.stringify({ query: QUERIES[HOT[name]], variables: { id: zipf() } }));
+    case 'Q2z':
+      return Array.from({ length: ZIPF_DRAWS }, () =>
+        JSON.stringify({ query: QUERIES[HOT[name]], variables: { after: encodeCursor(zipf()) } }),
       );
   }
 }

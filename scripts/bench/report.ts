@@ -10,28 +10,30 @@ const median = (xs: number[]) => {
   return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-const HEADER = ['query', 'server', 'req/s', 'p50 ms', 'p99 ms', 'node CPU ms/req', 'PG CPU ms/req', 'wrk CPU ms/req', 'SQL/req', 'errors/bad', 'svc/ref'];
+const HEADER = ['query', 'server', 'req/s', 'p50 ms', 'p99 ms', 'node CPU ms/req', 'PG CPU ms/req', 'wrk CPU ms/req', 'SQL/req', 'errors/bad', '×ref'];
+const SERVERS = ['reference', 'cold', 'hot'] as const;
 
 /**
- * Prints the machine, the settings and one Markdown row per query and server to
- * stdout (and the rows to --json); results are keyed `${query}/${server}`.
- * Returns false when the load met errors or bad responses.
+ * Prints the machine, the settings, one Markdown row per query and server, and a summary of each
+ * service's throughput as a ratio to the reference, to stdout (and the rows to --json); results are
+ * keyed `${query}/${server}`. Returns false when the load met errors or bad responses.
  */
 export function printReport(settings: Settings, results: Map<string, CaseTotals>, opts: { quick: boolean; json?: string }): boolean {
   let clean = true;
   const rows: string[][] = [];
   const json: Record<string, unknown>[] = [];
+  const summary: string[][] = [];
   for (const q of settings.queries) {
-    const svc = results.get(`${q}/service`)!;
     const ref = results.get(`${q}/reference`)!;
-    for (const [name, t] of [
-      ['service', svc],
-      ['reference', ref],
-    ] as const) {
+    const rps = (t: CaseTotals) => t.requests / t.seconds;
+    const ratios: Record<string, string> = {};
+    for (const name of SERVERS) {
+      const t = results.get(`${q}/${name}`);
+      if (!t) continue;
       const row = {
         query: q,
         server: name,
-        rps: t.requests / t.seconds,
+        rps: rps(t),
         p50: median(t.p50),
         p99: median(t.p99),
         nodeCpu: ticksToMs(t.nodeTicks) / t.requests,
@@ -40,8 +42,9 @@ export function printReport(settings: Settings, results: Map<string, CaseTotals>
         statements: t.statements / t.statementRequests,
         errors: t.errors,
         bad: t.bad,
-        ratio: name === 'service' ? svc.requests / svc.seconds / (ref.requests / ref.seconds) : null,
+        ratio: name === 'reference' ? null : rps(t) / rps(ref),
       };
+      if (row.ratio !== null) ratios[name] = `${row.ratio.toFixed(2)}×`;
       json.push(row);
       if (t.errors > 0 || t.bad > 0) clean = false;
       rows.push([
@@ -58,13 +61,15 @@ export function printReport(settings: Settings, results: Map<string, CaseTotals>
         row.ratio === null ? '' : row.ratio.toFixed(2),
       ]);
     }
+    summary.push([q, rps(ref).toFixed(0), ratios.cold ?? '', ratios.hot ?? '']);
   }
-  const table = [HEADER, HEADER.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+  const markdown = (head: string[], body: string[][]) => [head, head.map(() => '---'), ...body].map((r) => `| ${r.join(' | ')} |`).join('\n');
+  const table = `${markdown(HEADER, rows)}\n\n${markdown(['query', 'reference req/s', 'cold', 'hot'], summary)}`;
   const cpus = os.cpus();
   process.stdout.write(
     `\n${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ` +
       `${settings.products} products, wrk -t${settings.threads} -c${settings.connections}, ${settings.rounds} x ${settings.duration} s per case (after ${settings.warmup} s warm-up)` +
-      `, service workers ${settings.workers}${settings.servicePool ? `, service pool ${settings.servicePool} per worker` : ''}, reference pool ${settings.referencePool}\n\n${table}\n\n`,
+      `, service workers ${settings.workers} (hot: response cache on, cold: RESPONSE_CACHE_MAX_ENTRIES=0)${settings.servicePool ? `, service pool ${settings.servicePool} per worker` : ''}, reference pool ${settings.referencePool}\n\n${table}\n\n`,
   );
   for (const q of settings.queries) process.stdout.write(`${q}: ${QUERY_LABELS[q]}\n`);
   if (opts.quick) process.stdout.write('--quick: a few seconds per case; the figures are indicative, the run checks correctness.\n');

@@ -8,8 +8,9 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 
 /** The service as `npm start` runs it; node:cluster passes --cpu-prof on to the workers: one profile per process. */
-export function startService(settings: Settings, profile: boolean): Promise<Server> {
+export function startService(settings: Settings, profile: boolean, cache: 'hot' | 'cold'): Promise<Server> {
   const env: Record<string, string> = {
+    ...(cache === 'cold' ? { RESPONSE_CACHE_MAX_ENTRIES: '0' } : {}),
     DATABASE_URL: settings.url,
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',
@@ -21,7 +22,7 @@ export function startService(settings: Settings, profile: boolean): Promise<Serv
   if (settings.servicePool) env.DATABASE_POOL_SIZE = settings.servicePool;
   const profiling = profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench-profiles')}`] : [];
   ensureBuilt();
-  return startServer('service', [...profiling, ...serviceNodeArgs()], env, 'GraphiQL: ');
+  return startServer(cache, [...profiling, ...serviceNodeArgs()], env, 'GraphiQL: ');
 }
 
 export function startReference(settings: Settings): Promise<Server> {

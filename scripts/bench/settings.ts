@@ -18,6 +18,8 @@ export function parseSettings(args = process.argv.slice(2)) {
       // The service's own default, WEB_CONCURRENCY=1 (BENCHMARKS.md compares two workers).
       workers: { type: 'string', default: '1' },
       'ref-pool': { type: 'string' },
+      // hot: the service with its response cache; cold: with RESPONSE_CACHE_MAX_ENTRIES=0.
+      mode: { type: 'string', default: 'both' },
       profile: { type: 'boolean', default: false },
       json: { type: 'string' },
     },
@@ -40,7 +42,9 @@ export function parseSettings(args = process.argv.slice(2)) {
     // The service's WEB_CONCURRENCY; the reference stays one process.
     workers: Number(opts.workers),
     referencePool: opts['ref-pool'] ?? opts.pool ?? '10',
+    mode: opts.mode as 'hot' | 'cold' | 'both',
   };
+  if (!['hot', 'cold', 'both'].includes(settings.mode)) throw new Error('--mode must be hot, cold or both');
   for (const q of settings.queries) if (!QUERY_NAMES.includes(q)) throw new Error(`unknown query ${q}`);
   if (!Number.isInteger(settings.workers) || settings.workers < 1 || settings.workers > 64) throw new Error('--workers must be 1..64');
   return { settings, quick, profile: opts.profile, json: opts.json };
