@@ -1,16 +1,19 @@
 import { parseArgs } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
+import { createRng } from '../db/seeds/catalog.ts';
 import { QUERIES } from './bench/queries.ts';
+import { zipfSampler } from './bench/zipf.ts';
 
 /**
  * A load test against any running instance, for users of the service:
  *
  *   npm run loadtest -- --url http://127.0.0.1:4000 --token '<id>|<secret>' \
- *     --query product|page --connections 32 --duration 30
+ *     --query mix|product|page --distribution zipf|uniform --connections 50 --duration 30
  *
- * `product` asks product(id) at full depth with random ids, `page` asks
- * products(first: 20, after) at full depth from random cursors; ids and cursors
- * are collected first by walking up to --sample products with the same token.
+ * `product` asks product(id) at full depth, `page` asks products(first: 20, after) at
+ * full depth, `mix` sends 78 % pages and 22 % products (a storefront's read-heavy mix).
+ * Ids and cursors are collected first by walking up to --sample products with the same
+ * token, then drawn Zipf-like (s = 1: a few are popular, most are rare) or uniformly.
  * Prints progress every second and a summary table; exits 1 when any request
  * failed (connection error, timeout, non-2xx or a GraphQL error in the body).
  */
@@ -19,17 +22,18 @@ const { values: opts } = parseArgs({
   options: {
     url: { type: 'string', default: 'http://127.0.0.1:4000' },
     token: { type: 'string' },
-    query: { type: 'string', default: 'product' },
-    connections: { type: 'string', default: '32' },
+    query: { type: 'string', default: 'mix' },
+    distribution: { type: 'string', default: 'zipf' },
+    connections: { type: 'string', default: '50' },
     duration: { type: 'string', default: '30' },
-    sample: { type: 'string', default: '2000' },
+    sample: { type: 'string', default: '10000' },
     help: { type: 'boolean', default: false },
   },
 });
 
-if (opts.help || !opts.token || !['product', 'page'].includes(opts.query!)) {
+if (opts.help || !opts.token || !['mix', 'product', 'page'].includes(opts.query!) || !['zipf', 'uniform'].includes(opts.distribution!)) {
   console.error(
-    'usage: npm run loadtest -- --url U --token T --query product|page [--connections 32] [--duration 30] [--sample 2000]\n' +
+    'usage: npm run loadtest -- --url U --token T [--query mix|product|page] [--distribution zipf|uniform] [--connections 50] [--duration 30] [--sample 10000]\n' +
       '  T is a bearer token from POST /api/v1/login (or npm run admin).',
   );
   process.exit(opts.help ? 0 : 2);
@@ -75,12 +79,19 @@ async function main(): Promise<number> {
   if (ids.length === 0) throw new Error('the catalogue is empty: nothing to load-test');
   // Page cursors come from 100-product pages; products(first: 20) from any of them
   // is a valid random page.
-  const bodies =
-    opts.query === 'product'
-      ? ids.map((id) => JSON.stringify({ query: QUERIES.Q1, variables: { id } }))
-      : cursors.map((after) => JSON.stringify({ query: QUERIES.Q2, variables: { after } }));
+  const products = ids.map((id) => JSON.stringify({ query: QUERIES.Q1, variables: { id } }));
+  const pages = cursors.map((after) => JSON.stringify({ query: QUERIES.Q2, variables: { after } }));
+  const rng = createRng(42);
+  const draw = (bodies: string[]) => {
+    if (opts.distribution === 'uniform') return () => bodies[Math.floor(rng() * bodies.length)]!;
+    const rank = zipfSampler(bodies.length, 1, rng);
+    return () => bodies[rank()]!;
+  };
+  const product = draw(products);
+  const page = draw(pages);
+  const next = opts.query === 'product' ? product : opts.query === 'page' ? page : () => (rng() < 0.78 ? page() : product());
   process.stderr.write(
-    `${opts.query}: ${bodies.length} distinct requests, ${connections} connections, ${duration} s\n\n`,
+    `${opts.query} (${opts.distribution}): ${products.length} products, ${pages.length} pages, ${connections} connections, ${duration} s\n\n`,
   );
 
   let graphqlErrors = 0;
@@ -97,7 +108,7 @@ async function main(): Promise<number> {
       headers,
       requests: [
         {
-          setupRequest: (req) => ({ ...req, body: bodies[Math.floor(Math.random() * bodies.length)]! }),
+          setupRequest: (req) => ({ ...req, body: next() }),
           onResponse: (status, body) => {
             if (status === 200 && body.includes('"errors"')) graphqlErrors++;
           },
@@ -106,7 +117,11 @@ async function main(): Promise<number> {
     },
     () => {},
   );
-  instance.on('response', () => total++);
+  const times: number[] = [];
+  instance.on('response', (_client, _status, _bytes, responseTime) => {
+    total++;
+    times.push(responseTime);
+  });
   instance.on('tick', () => {
     second++;
     process.stderr.write(
@@ -117,14 +132,18 @@ async function main(): Promise<number> {
   process.once('SIGINT', () => instance.stop());
 
   const result = await new Promise<Result>((resolve) => instance.once('done', resolve));
+  times.sort((a, b) => a - b);
+  const percentile = (q: number) => (times.length ? times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(1) : '-');
+  const label = { product: 'product(id) full depth', page: 'products(first: 20, after) full depth', mix: '78 % pages, 22 % product(id), full depth' };
   const rows: [string, string][] = [
-    ['query', opts.query === 'product' ? 'product(id) full depth' : 'products(first: 20, after) full depth'],
+    ['query', `${label[opts.query as keyof typeof label]}, ${opts.distribution}`],
     ['connections', String(connections)],
     ['duration', `${result.duration.toFixed(1)} s`],
     ['requests', String(result.requests.total)],
     ['req/s (mean / stdev / min)', `${result.requests.average.toFixed(0)} / ${result.requests.stddev.toFixed(0)} / ${result.requests.min}`],
     ['latency p50', `${result.latency.p50} ms`],
     ['latency p90', `${result.latency.p90} ms`],
+    ['latency p95', `${percentile(0.95)} ms`],
     ['latency p99', `${result.latency.p99} ms`],
     ['latency max', `${result.latency.max} ms`],
     ['throughput', `${(result.throughput.average / 2 ** 20).toFixed(2)} MiB/s`],
