@@ -10,7 +10,7 @@ import { createLifecycle, type Lifecycle } from './http/lifecycle.ts';
 import { createMetricsRoute } from './http/metrics.ts';
 import { observeRequests } from './http/observe.ts';
 import { createHttpServer, createRequestListener } from './http/server.ts';
-import { createModules, GRAPHQL_MODULES, serviceSchema, type Database, type Modules } from './modules/index.ts';
+import { createModules, GRAPHQL_MODULES, serviceSchema, TOKENS_CHANGED, type Database, type Modules } from './modules/index.ts';
 import type { ModuleParts } from './modules/module.ts';
 import type { DatabaseHandle } from './platform/db.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
@@ -51,19 +51,22 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
   if (database.poolStats) metrics.watchPool(database.poolStats);
   const lifecycle = createLifecycle(options.starting ? 'starting' : 'serving');
 
+  // Only a process that caches listens: the response cache and the token cache both follow the feed.
+  const changes: ChangeFeed | undefined =
+    config.responseCache.maxEntries > 0 || config.tokenCache.maxEntries > 0
+      ? await database.listen([CATALOG_CHANGED, TOKENS_CHANGED], {
+          heartbeatMs: config.cacheListenerHeartbeatMs,
+          logger,
+          url: config.databaseListenUrl,
+        })
+      : undefined;
   let responseCache: ResponseStore | undefined;
-  let changes: ChangeFeed | undefined;
-  if (config.responseCache.maxEntries > 0) {
+  if (changes && config.responseCache.maxEntries > 0) {
     responseCache = createResponseStore({ ...config.responseCache, registry: metrics.registry });
-    changes = await database.listen([CATALOG_CHANGED], {
-      heartbeatMs: config.cacheListenerHeartbeatMs,
-      logger,
-      url: config.databaseListenUrl,
-    });
     followChanges(responseCache, changes, CATALOG_CHANGED);
   }
 
-  const modules = createModules({ db: database.db, config, logger, registry: metrics.registry });
+  const modules = createModules({ db: database.db, config, logger, registry: metrics.registry, changes });
   const parts: ModuleParts[] = Object.values(modules);
   const graphiql = createGraphiQL({
     maxConcurrentSends: config.graphiqlMaxConcurrentSends,

@@ -87,6 +87,9 @@ const envSchema = z.object({
   RESPONSE_CACHE_MAX_ENTRIES: intInRange(0, 10_000_000).default(10_000),
   RESPONSE_CACHE_MAX_BYTES: intInRange(1024, 64 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
   RESPONSE_CACHE_TTL_MS: intInRange(1, 86_400_000).default(300_000),
+  // 0 entries turns the token cache off: every request looks its token up.
+  TOKEN_CACHE_MAX_ENTRIES: intInRange(0, 10_000_000).default(10_000),
+  TOKEN_CACHE_TTL_MS: intInRange(1, 3_600_000).default(60_000),
   CACHE_LISTENER_HEARTBEAT_MS: intInRange(50, 60_000).default(1_000),
   DATABASE_LISTEN_URL: optionalNonEmpty.pipe(
     z
@@ -160,6 +163,8 @@ export type Config = Readonly<{
   graphqlExecutionTimeoutMs: number;
   /** maxEntries 0: no response cache. */
   responseCache: { maxEntries: number; maxBytes: number; ttlMs: number };
+  /** maxEntries 0: every request looks its token up. */
+  tokenCache: { maxEntries: number; ttlMs: number };
   /** How often the change-notification connection is checked. */
   cacheListenerHeartbeatMs: number;
   /** Where change notifications are listened for, when not DATABASE_URL (e.g. past a transaction pooler). */
@@ -251,6 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxBytes: e.RESPONSE_CACHE_MAX_BYTES,
       ttlMs: e.RESPONSE_CACHE_TTL_MS,
     }),
+    tokenCache: Object.freeze({ maxEntries: e.TOKEN_CACHE_MAX_ENTRIES, ttlMs: e.TOKEN_CACHE_TTL_MS }),
     cacheListenerHeartbeatMs: e.CACHE_LISTENER_HEARTBEAT_MS,
     databaseListenUrl: e.DATABASE_LISTEN_URL,
     federationSecret: e.FEDERATION_SECRET,

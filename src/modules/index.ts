@@ -1,4 +1,5 @@
 import { authModule, type AuthTables } from './auth/index.ts';
+export { TOKENS_CHANGED } from './auth/index.ts';
 import { catalogModule, type CatalogTables } from './catalog/index.ts';
 import { buildSchema } from '../graphql/schema.ts';
 import type { Ability } from '../platform/session.ts';

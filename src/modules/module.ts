@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { GraphQLModule } from '../graphql/context.ts';
 import type { Route } from '../http/router.ts';
 import type { Logger } from '../platform/logger.ts';
+import type { ChangeFeed } from '../platform/notifications.ts';
 import type { Ability, Authenticate } from '../platform/session.ts';
 
 export interface ModuleDeps<Tables> {
@@ -13,6 +14,8 @@ export interface ModuleDeps<Tables> {
   registry: Registry;
   /** Every ability any module declares: what a token may be granted. */
   abilities: readonly Ability[];
+  /** The database's change notifications, when this process listens for them. */
+  changes?: ChangeFeed | undefined;
 }
 
 export interface ModuleParts {

@@ -18,6 +18,13 @@ const listTokens = (token: string, url = t.url) => request(url, '/api/v1/tokens'
 const revoke = (token: string, id: string) =>
   request(t.url, `/api/v1/tokens/${id}`, { method: 'DELETE', headers: auth(token) });
 const tokenId = (token: string) => token.split('|')[0]!;
+/** The status `ask` gives once it is `expected`, or the last one after a second: how long a change notification may take. */
+async function within1s(ask: () => Promise<number>, expected: number): Promise<number> {
+  const started = Date.now();
+  let seen = await ask();
+  while (seen !== expected && Date.now() - started < 1_000) seen = await ask();
+  return seen;
+}
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -182,25 +189,31 @@ describe('last_used_at', () => {
     ).last_used_at;
 
   it('is written on first use and at most once a minute after that', async () => {
-    const token = await t.login(ada.email, ada.password);
-    expect(await lastUsed(token)).toBeNull();
-    t.database.queries.reset();
+    // A minute passes in the database here, which a token cache's memory of its last write would not see.
+    const u = await startTestApp({ database: t.database, env: { TOKEN_CACHE_MAX_ENTRIES: '0' } });
+    try {
+      const token = await u.login(ada.email, ada.password);
+      expect(await lastUsed(token)).toBeNull();
+      t.database.queries.reset();
 
-    expect((await listTokens(token)).status).toBe(200);
-    expect((await t.graphql(QUERY, { token })).status).toBe(200);
-    expect((await listTokens(token)).status).toBe(200);
-    expect(touches()).toBe(1);
-    const first = await lastUsed(token);
-    expect(first).toBeInstanceOf(Date);
+      expect((await listTokens(token, u.url)).status).toBe(200);
+      expect((await u.graphql(QUERY, { token })).status).toBe(200);
+      expect((await listTokens(token, u.url)).status).toBe(200);
+      expect(touches()).toBe(1);
+      const first = await lastUsed(token);
+      expect(first).toBeInstanceOf(Date);
 
-    // A minute later the next request records the use again.
-    await sql`UPDATE personal_access_tokens SET last_used_at = now() - interval '61 seconds' WHERE id = ${tokenId(token)}`.execute(
-      t.database.handle.db,
-    );
-    t.database.queries.reset();
-    expect((await listTokens(token)).status).toBe(200);
-    expect(touches()).toBe(1);
-    expect((await lastUsed(token))!.getTime()).toBeGreaterThan(first!.getTime() - 1_000);
+      // A minute later the next request records the use again.
+      await sql`UPDATE personal_access_tokens SET last_used_at = now() - interval '61 seconds' WHERE id = ${tokenId(token)}`.execute(
+        t.database.handle.db,
+      );
+      t.database.queries.reset();
+      expect((await listTokens(token, u.url)).status).toBe(200);
+      expect(touches()).toBe(1);
+      expect((await lastUsed(token))!.getTime()).toBeGreaterThan(first!.getTime() - 1_000);
+    } finally {
+      await u.close();
+    }
   });
 });
 
@@ -221,7 +234,7 @@ describe('logout', () => {
 });
 
 describe('revocation across instances', () => {
-  it('a logout on one instance is refused on the other at the next request', async () => {
+  it('a logout on one instance is refused on the other within a second', async () => {
     const database = await createTestDatabase();
     const one = await startTestApp({ database });
     const two = await startTestApp({ database });
@@ -234,8 +247,8 @@ describe('revocation across instances', () => {
       const out = await request(one.url, '/api/v1/logout', { method: 'POST', headers: auth(token) });
       expect(out.status).toBe(200);
 
+      expect(await within1s(async () => (await two.graphql(QUERY, { token })).status, 401)).toBe(401);
       const gql = await two.graphql(QUERY, { token });
-      expect(gql.status).toBe(401);
       expect(gql.body).toEqual(GRAPHQL_UNAUTHENTICATED);
       expect((await listTokens(token, two.url)).status).toBe(401);
     } finally {
@@ -252,7 +265,7 @@ describe('revocation across instances', () => {
       expect((await second.graphql(QUERY, { token })).status).toBe(200);
       const admin = await t.login(root.email, root.password);
       expect((await revoke(admin, tokenId(token))).status).toBe(200);
-      expect((await second.graphql(QUERY, { token })).status).toBe(401);
+      expect(await within1s(async () => (await second.graphql(QUERY, { token })).status, 401)).toBe(401);
     } finally {
       await second.close();
     }

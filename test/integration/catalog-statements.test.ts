@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seedCatalog } from '../../db/seeds/catalog.ts';
 import { QUERIES } from '../../scripts/bench/queries.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { startTestApp, UNCACHED, type TestApp } from '../support/app.ts';
 
-// The benchmark's operations (npm run bench) must keep their statement bound: one
-// token lookup plus one statement per level of the product tree, however many
-// products a page holds. A DataLoader or a resolver that stops batching shows here
+// The benchmark's operations (npm run bench) must keep their statement bound on the cold
+// path (no response or token cache): one token lookup plus one statement per level of the
+// product tree, however many products a page holds. A DataLoader or a resolver that stops batching shows here
 // as a count that grows with the data.
 
 let t: TestApp;
@@ -13,7 +13,7 @@ let token: string;
 let ids: string[];
 
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ env: UNCACHED });
   await seedCatalog(t.app.database.db, { products: 45, seed: 7 });
   const user = await t.createUser();
   token = await t.login(user.email, user.password);

@@ -37,6 +37,7 @@ function tree(i: number, overrides: Partial<NewProductTree> = {}): NewProductTre
 
 let t: TestApp;
 let token: string;
+let credentials: [email: string, password: string];
 let firstId: number;
 
 beforeAll(async () => {
@@ -76,7 +77,8 @@ beforeAll(async () => {
     Array.from({ length: 11 }, (_, i) => tree(i + 2)),
   );
   const user = await t.createUser();
-  token = await t.login(user.email, user.password);
+  credentials = [user.email, user.password];
+  token = await t.login(...credentials);
   const { body } = await t.graphql('{ products(first: 1) { data { id } } }', { token });
   firstId = Number(body.data.products.data[0].id);
 });
@@ -124,9 +126,10 @@ describe('product(id)', () => {
     }
   });
 
-  it('costs one token lookup plus one statement per level', async () => {
+  it('costs one token lookup (a fresh token) plus one statement per level', async () => {
+    const fresh = await t.login(...credentials);
     t.database.queries.reset();
-    const { body } = await t.graphql(FULL_PRODUCT, { token, variables: { id: String(firstId + 1) } });
+    const { body } = await t.graphql(FULL_PRODUCT, { token: fresh, variables: { id: String(firstId + 1) } });
     expect(body.data.product.steps).toHaveLength(2);
     const statements = t.database.queries.statements.filter((s) => !s.startsWith('update'));
     // token+user, product, steps, components, customisations
@@ -266,13 +269,14 @@ describe('products(first, after)', () => {
     expect(body.errors[0].message).toBe('Invalid cursor.');
   });
 
-  it('costs one token lookup plus one statement per level for a full page of 50', async () => {
+  it('costs one token lookup (a fresh token) plus one statement per level for a full page of 50', async () => {
     await insertProductTrees(
       t.database.handle.db,
       Array.from({ length: 45 }, (_, i) => tree(200 + i)),
     );
+    const fresh = await t.login(...credentials);
     t.database.queries.reset();
-    const { body } = await t.graphql(FULL_PAGE, { token, variables: { first: 50 } });
+    const { body } = await t.graphql(FULL_PAGE, { token: fresh, variables: { first: 50 } });
     expect(body.data.products.data).toHaveLength(50);
     const statements = t.database.queries.statements.filter((s) => !s.startsWith('update'));
     // token+user, page with counts, steps, components, customisations

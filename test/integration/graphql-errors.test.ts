@@ -50,11 +50,13 @@ describe.each(['development', 'production'] as const)('internal errors with NODE
   });
 
   it('masks a failure before GraphQL runs (the token lookup itself) the same way, as a GraphQL body', async () => {
-    // A broken table, not an outage: the token lookup fails with an SQL error.
+    // A broken table, not an outage: the token lookup fails with an SQL error. A token not yet
+    // used, so no cache holds it.
+    const fresh = await tokenFor(t);
     await t.app.database.db.schema.alterTable('personal_access_tokens').renameColumn('token_hash', 'gone').execute();
     try {
       const res = await rawGraphQL(t, {
-        token,
+        token: fresh,
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify({ query: '{ __typename }' }),
       });

@@ -6,7 +6,7 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 /** For tests of the uncached path: statement counts, database faults, per-request errors. */
-export const UNCACHED = { RESPONSE_CACHE_MAX_ENTRIES: '0' } as const;
+export const UNCACHED = { RESPONSE_CACHE_MAX_ENTRIES: '0', TOKEN_CACHE_MAX_ENTRIES: '0' } as const;
 
 /** Log lines the app wrote, kept in memory so tests can read (and search) them. */
 export class LogCapture extends Writable {

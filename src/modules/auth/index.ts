@@ -4,16 +4,20 @@ import { createAuthenticator } from './authenticate.ts';
 import { createAuthRoutes } from './routes.ts';
 import { createAuthService } from './service.ts';
 import type { AuthTables } from './tables.ts';
+import { createTokenCache } from './token-cache.ts';
 
 export type { AuthTables } from './tables.ts';
 export { createAuthService, normaliseEmail, type AuthService } from './service.ts';
 export { countUsers } from './repository.ts';
+export { TOKENS_CHANGED } from './token-cache.ts';
 
 /** Users, tokens and the login throttle: the /api/v1 routes and the authentication of every request. */
 export const authModule = {
   name: 'auth',
-  create({ db, config, logger, registry, abilities }) {
-    const service = createAuthService({ db, config, logger });
+  create({ db, config, logger, registry, abilities, changes }) {
+    const cache =
+      changes && config.tokenCache.maxEntries > 0 ? createTokenCache({ ...config.tokenCache, feed: changes, registry }) : undefined;
+    const service = createAuthService({ db, config, logger, onRevoke: cache?.clear });
     for (const [name, help, pick] of [
       ['auth_password_hashing_running', 'Logins and password hashes running (at most PASSWORD_HASH_CONCURRENCY).', 'running'],
       ['auth_password_hashing_waiting', 'Logins waiting for a hashing slot (at most PASSWORD_HASH_QUEUE).', 'waiting'],
@@ -22,7 +26,7 @@ export const authModule = {
     }
     return {
       service,
-      authenticate: createAuthenticator({ db, lifetimeMinutes: config.tokenExpirationMinutes, logger, abilities }),
+      authenticate: createAuthenticator({ db, lifetimeMinutes: config.tokenExpirationMinutes, logger, abilities, cache }),
       routes: createAuthRoutes(service, registry, abilities),
     };
   },

@@ -61,8 +61,14 @@ export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export function createAuthService(deps: { db: AuthDb; config: Config; logger: Logger }) {
-  const { db, config, logger } = deps;
+export function createAuthService(deps: {
+  db: AuthDb;
+  config: Config;
+  logger: Logger;
+  /** Called once a token of this process's is deleted, before the caller is answered. */
+  onRevoke?: () => void;
+}) {
+  const { db, config, logger, onRevoke = () => {} } = deps;
   const throttleLimits = { maxAttempts: config.loginMaxAttempts, maxAttemptsPerIp: config.loginMaxAttemptsPerIp };
   const hashLimiter = createHashLimiter({
     concurrency: config.passwordHashConcurrency,
@@ -137,6 +143,7 @@ export function createAuthService(deps: { db: AuthDb; config: Config; logger: Lo
 
     async logout(session: Session, ip: string): Promise<void> {
       await deleteToken(db, session.tokenId);
+      onRevoke();
       logger.info({ event: 'logout', userId: session.user.id, tokenId: session.tokenId, ip }, 'logged out');
     },
 
@@ -157,6 +164,7 @@ export function createAuthService(deps: { db: AuthDb; config: Config; logger: Lo
     async revokeToken(session: Session, tokenId: string, ip: string): Promise<boolean> {
       const deleted = await deleteTokenOwnedBy(db, tokenId, session.user.isAdmin ? undefined : session.user.id);
       if (!deleted) return false;
+      onRevoke();
       logger.info(
         { event: 'token.revoked', userId: session.user.id, tokenId, ownerId: String(deleted.user_id), ip },
         'token revoked',
