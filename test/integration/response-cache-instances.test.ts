@@ -12,8 +12,8 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 
 // Two real service processes on one PostgreSQL database, both with warm caches. After a write by
 // each path (a mutation on one instance, psql, catalog:import), both answer the new data within a
-// second. Instance B listens through a TCP proxy: with its listener cut or black-holed it must
-// answer from the database, never from what it cached before.
+// second, and a revoked token is refused by both. Instance B listens through a TCP proxy: with its
+// listener cut or black-holed it must answer from the database, never from what it cached before.
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -23,7 +23,7 @@ const PRODUCT = 'query Product($id: ID!) { product(id: $id) { id name steps { co
 
 const describePg = process.env.DATABASE_URL ? describe : describe.skip;
 
-describePg('the response cache on two instances (PostgreSQL notifications)', () => {
+describePg('the response and token caches on two instances (PostgreSQL notifications)', () => {
   let database: TestDatabase;
   let helper: TestApp;
   let proxy: TcpProxy;
@@ -167,10 +167,53 @@ describePg('the response cache on two instances (PostgreSQL notifications)', () 
     }
   }, 60_000);
 
+  /** A new reader token that both instances have verified twice (so each holds it). */
+  async function tokenKnownToBoth() {
+    const user = await helper.createUser();
+    const token = await helper.login(user.email, user.password);
+    for (const instance of [a, b]) for (let i = 0; i < 2; i++) expect((await ask(instance, token)).status).toBe(200);
+    return token;
+  }
+
+  /** Milliseconds from `since` until `instance` refuses `token`. */
+  async function refusedAfter(instance: ServerProcess, token: string, since: number): Promise<number> {
+    for (;;) {
+      if ((await ask(instance, token)).status === 401) return performance.now() - since;
+      if (performance.now() - since > 5_000) return Infinity;
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  }
+
+  it('a token logged out on A, or deleted with psql, is refused by both instances within a second', async () => {
+    for (let i = 0; i < 5; i++) {
+      const token = await tokenKnownToBoth();
+      const res = await fetch(`${a.url}/api/v1/logout`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(200);
+      const since = performance.now();
+      expect((await ask(a, token)).status).toBe(401);
+      const onB = await refusedAfter(b, token, since);
+      (delays['token logout on A, refused on B'] ??= []).push(onB);
+      expect(onB).toBeLessThan(1_000);
+    }
+    for (let i = 0; i < 5; i++) {
+      const token = await tokenKnownToBoth();
+      await psql(`DELETE FROM personal_access_tokens WHERE id = ${token.split('|')[0]}`);
+      const since = performance.now();
+      const [onA, onB] = await Promise.all([refusedAfter(a, token, since), refusedAfter(b, token, since)]);
+      (delays['token deleted with psql'] ??= []).push(onA, onB);
+      expect(onA).toBeLessThan(1_000);
+      expect(onB).toBeLessThan(1_000);
+    }
+  });
+
   it('with its listener cut, B answers from the database; when it is back, B caches again from empty', async () => {
+    const token = await tokenKnownToBoth();
     await warmThenWrite(async () => {});
     await proxy.cut();
     await b.waitForLog((l) => l.msg === 'change notifications lost: caches bypassed until they are back', 5_000);
+    // B held this token, and cannot hear it revoked: it looks every token up until it listens again.
+    await psql(`DELETE FROM personal_access_tokens WHERE id = ${token.split('|')[0]}`);
+    expect((await ask(b, token)).status).toBe(401);
     await psql(`UPDATE products SET name = 'Written while B was deaf' WHERE id = ${productId}`);
     // A heard it; B did not, and must not answer what it had cached.
     expect(await nameOn(b)).toBe('Written while B was deaf');
