@@ -11,6 +11,7 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 export function startService(settings: Settings, profile: boolean, cache: 'hot' | 'cold'): Promise<Server> {
   const env: Record<string, string> = {
     ...(cache === 'cold' ? { RESPONSE_CACHE_MAX_ENTRIES: '0' } : {}),
+    ...(cache === 'cold' || !settings.hotTokenCache ? { TOKEN_CACHE_MAX_ENTRIES: '0' } : {}),
     DATABASE_URL: settings.url,
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',

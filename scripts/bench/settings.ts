@@ -18,8 +18,10 @@ export function parseSettings(args = process.argv.slice(2)) {
       // The service's own default, WEB_CONCURRENCY=1 (BENCHMARKS.md compares two workers).
       workers: { type: 'string', default: '1' },
       'ref-pool': { type: 'string' },
-      // hot: the service with its response cache; cold: with RESPONSE_CACHE_MAX_ENTRIES=0.
+      // hot: the service with its response and token caches; cold: with both off.
       mode: { type: 'string', default: 'both' },
+      // off: the hot service looks every token up (what the token cache saves).
+      'token-cache': { type: 'string', default: 'on' },
       profile: { type: 'boolean', default: false },
       json: { type: 'string' },
     },
@@ -43,7 +45,9 @@ export function parseSettings(args = process.argv.slice(2)) {
     workers: Number(opts.workers),
     referencePool: opts['ref-pool'] ?? opts.pool ?? '10',
     mode: opts.mode as 'hot' | 'cold' | 'both',
+    hotTokenCache: opts['token-cache'] === 'on',
   };
+  if (!['on', 'off'].includes(opts['token-cache']!)) throw new Error('--token-cache must be on or off');
   if (!['hot', 'cold', 'both'].includes(settings.mode)) throw new Error('--mode must be hot, cold or both');
   for (const q of settings.queries) if (!QUERY_NAMES.includes(q)) throw new Error(`unknown query ${q}`);
   if (!Number.isInteger(settings.workers) || settings.workers < 1 || settings.workers > 64) throw new Error('--workers must be 1..64');
