@@ -121,27 +121,28 @@ describe('the response cache', () => {
 });
 
 describe('the response cache bounds', () => {
-  it('holds at most RESPONSE_CACHE_MAX_ENTRIES answers, evicting the least recently used', async () => {
-    const t = await startTestApp({ env: { METRICS_TOKEN, RESPONSE_CACHE_MAX_ENTRIES: '2' } });
+  /** A fresh app with `env`, `products` seeded, and a reader's token. */
+  async function withApp(env: Record<string, string>, products: number, run: (t: TestApp, token: string) => Promise<void>) {
+    const t = await startTestApp({ env: { METRICS_TOKEN, ...env } });
     try {
-      await seedCatalog(t.database.handle.db, { products: 4, seed: 6 });
+      await seedCatalog(t.database.handle.db, { products, seed: products });
       const u = await t.createUser();
-      const token = await t.login(u.email, u.password);
+      await run(t, await t.login(u.email, u.password));
+    } finally {
+      await t.close();
+    }
+  }
+
+  it('holds at most RESPONSE_CACHE_MAX_ENTRIES answers, evicting the least recently used', () =>
+    withApp({ RESPONSE_CACHE_MAX_ENTRIES: '2' }, 4, async (t, token) => {
       const ids = (await t.graphql(PAGE, { token })).body.data.products.data.map((p: { id: string }) => p.id);
       for (const id of ids) await t.graphql(PRODUCT, { token, variables: { id } });
       expect(await metric(t, 'graphql_response_cache_entries')).toBe(2);
       expect(await metric(t, 'graphql_response_cache_evictions_total')).toBeGreaterThanOrEqual(ids.length - 1);
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 
-  it('never keeps an answer larger than RESPONSE_CACHE_MAX_BYTES', async () => {
-    const t = await startTestApp({ env: { METRICS_TOKEN, RESPONSE_CACHE_MAX_BYTES: '1024' } });
-    try {
-      await seedCatalog(t.database.handle.db, { products: 3, seed: 7 });
-      const u = await t.createUser();
-      const token = await t.login(u.email, u.password);
+  it('never keeps an answer larger than RESPONSE_CACHE_MAX_BYTES', () =>
+    withApp({ RESPONSE_CACHE_MAX_BYTES: '1024' }, 3, async (t, token) => {
       const big = '{ products(first: 3) { data { id name steps { id name components { id name customisations { id name price } } } } } }';
       const first = await t.graphql(big, { token });
       expect(JSON.stringify(first.body).length).toBeGreaterThan(1024);
@@ -149,25 +150,15 @@ describe('the response cache bounds', () => {
       expect((await t.graphql(big, { token })).body).toEqual(first.body);
       expect(t.database.queries.count).toBeGreaterThan(2);
       expect(await metric(t, 'graphql_response_cache_bytes')).toBeLessThanOrEqual(1024);
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 
-  it('RESPONSE_CACHE_MAX_ENTRIES=0 turns it off: every request executes', async () => {
-    const t = await startTestApp({ env: { METRICS_TOKEN, ...UNCACHED } });
-    try {
-      await seedCatalog(t.database.handle.db, { products: 2, seed: 8 });
-      const u = await t.createUser();
-      const token = await t.login(u.email, u.password);
+  it('RESPONSE_CACHE_MAX_ENTRIES=0 turns it off: every request executes', () =>
+    withApp(UNCACHED, 2, async (t, token) => {
       await t.graphql(PAGE, { token });
       t.database.queries.reset();
       await t.graphql(PAGE, { token });
       expect(t.database.queries.count).toBeGreaterThan(1);
       expect(await metric(t, 'graphql_response_cache_hits_total')).toBeNaN();
       expect(t.app.changes).toBeUndefined();
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 });
