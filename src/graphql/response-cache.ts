@@ -22,7 +22,10 @@ export interface ResponseStore extends Cache {
 }
 
 interface Entry {
-  result: ExecutionResult;
+  /** The answer's body as sent: what the byte bound counts is what the store holds. */
+  json: string;
+  /** What Yoga turns into response headers (the plugin's ETag and Last-Modified), never into the body. */
+  http: unknown;
   bytes: number;
   /** What the access log and metrics call the operation, which a hit never executes to learn. */
   operationName: string | null | undefined;
@@ -30,6 +33,17 @@ interface Entry {
 
 /** The key of a request whose variables cannot be serialised (nested past the stack): never stored. */
 const UNCACHEABLE = 'uncacheable:';
+
+/** A hit as Yoga serialises it (it calls a result's own `stringify`): the stored body, not another walk. */
+const storedAnswer = ({ json, http }: Entry): ExecutionResult =>
+  ({ stringify: () => json, ...(http ? { extensions: { http } } : {}) }) as ExecutionResult;
+
+/** The body Yoga would send for `result`: `extensions.http` becomes headers, an empty `extensions` goes. */
+function body(result: ExecutionResult): { json: string; http: unknown } {
+  const { extensions, ...rest } = result;
+  const { http, ...others } = (extensions ?? {}) as Record<string, unknown>;
+  return { json: JSON.stringify(Object.keys(others).length ? { ...rest, extensions: others } : rest), http };
+}
 
 export function createResponseStore(options: { maxEntries: number; maxBytes: number; ttlMs: number; registry: Registry }): ResponseStore {
   const { registry } = options;
@@ -72,7 +86,7 @@ export function createResponseStore(options: { maxEntries: number; maxBytes: num
         hits.inc();
         const request = requestContext.getStore();
         if (request) request.operationName ??= entry.operationName;
-        return entry.result;
+        return storedAnswer(entry);
       }
       if (!startedIn.has(key)) startedIn.set(key, generation);
       return undefined;
@@ -81,9 +95,9 @@ export function createResponseStore(options: { maxEntries: number; maxBytes: num
       const began = startedIn.get(key);
       startedIn.delete(key);
       if (!available || began !== generation || key.startsWith(UNCACHEABLE)) return;
-      const bytes = Buffer.byteLength(JSON.stringify(result));
+      const { json, http } = body(result);
       const operationName = requestContext.getStore()?.operationName;
-      entries.set(key, { result, bytes, operationName }, { ttl: Math.min(ttl, options.ttlMs) });
+      entries.set(key, { json, http, bytes: Buffer.byteLength(json), operationName }, { ttl: Math.min(ttl, options.ttlMs) });
     },
     // Entity-level invalidation cannot reach pages and totals: every change empties the store instead.
     invalidate() {

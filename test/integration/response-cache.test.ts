@@ -54,6 +54,10 @@ describe('the response cache', () => {
     t.database.queries.reset();
     const second = await t.graphql(PRODUCT, { token: otherToken, variables: { id: productId } });
     expect(second.body).toEqual(first.body);
+    // The plugin's validators travel as headers on a hit too, never in the body.
+    expect(second.headers.get('etag')).toBeTruthy();
+    expect(second.headers.get('etag')).toBe(first.headers.get('etag'));
+    expect(second.headers.get('last-modified')).toBe(first.headers.get('last-modified'));
     expect(t.database.queries.statements.filter((s) => !/personal_access_tokens/.test(s))).toEqual([]);
     expect(await metric(t, 'graphql_response_cache_hits_total')).toBe(hits + 1);
     expect(await metric(t, 'graphql_response_cache_entries')).toBeGreaterThan(0);
