@@ -69,7 +69,7 @@ export function printReport(settings: Settings, results: Map<string, CaseTotals>
   process.stdout.write(
     `\n${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ` +
       `${settings.products} products, wrk -t${settings.threads} -c${settings.connections}, ${settings.rounds} x ${settings.duration} s per case (after ${settings.warmup} s warm-up)` +
-      `, service workers ${settings.workers} (hot: response cache on, token cache ${settings.hotTokenCache ? 'on' : 'off'}; cold: both off)${settings.servicePool ? `, service pool ${settings.servicePool} per worker` : ''}, reference pool ${settings.referencePool}\n\n${table}\n\n`,
+      `, service workers ${settings.workers} (hot: response cache on${settings.hotCacheBytes ? ` with RESPONSE_CACHE_MAX_BYTES=${settings.hotCacheBytes}` : ''}, token cache ${settings.hotTokenCache ? 'on' : 'off'}; cold: both off)${settings.servicePool ? `, service pool ${settings.servicePool} per worker` : ''}, reference pool ${settings.referencePool}\n\n${table}\n\n`,
   );
   for (const q of settings.queries) process.stdout.write(`${q}: ${QUERY_LABELS[q]}\n`);
   if (opts.quick) process.stdout.write('--quick: a few seconds per case; the figures are indicative, the run checks correctness.\n');

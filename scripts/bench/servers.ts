@@ -12,6 +12,7 @@ export function startService(settings: Settings, profile: boolean, cache: 'hot' 
   const env: Record<string, string> = {
     ...(cache === 'cold' ? { RESPONSE_CACHE_MAX_ENTRIES: '0' } : {}),
     ...(cache === 'cold' || !settings.hotTokenCache ? { TOKEN_CACHE_MAX_ENTRIES: '0' } : {}),
+    ...(cache === 'hot' && settings.hotCacheBytes ? { RESPONSE_CACHE_MAX_BYTES: settings.hotCacheBytes } : {}),
     DATABASE_URL: settings.url,
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',

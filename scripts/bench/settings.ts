@@ -22,6 +22,8 @@ export function parseSettings(args = process.argv.slice(2)) {
       mode: { type: 'string', default: 'both' },
       // off: the hot service looks every token up (what the token cache saves).
       'token-cache': { type: 'string', default: 'on' },
+      // The hot service's RESPONSE_CACHE_MAX_BYTES; unset: the service's default.
+      'cache-bytes': { type: 'string' },
       profile: { type: 'boolean', default: false },
       json: { type: 'string' },
     },
@@ -46,6 +48,7 @@ export function parseSettings(args = process.argv.slice(2)) {
     referencePool: opts['ref-pool'] ?? opts.pool ?? '10',
     mode: opts.mode as 'hot' | 'cold' | 'both',
     hotTokenCache: opts['token-cache'] === 'on',
+    hotCacheBytes: opts['cache-bytes'],
   };
   if (!['on', 'off'].includes(opts['token-cache']!)) throw new Error('--token-cache must be on or off');
   if (!['hot', 'cold', 'both'].includes(settings.mode)) throw new Error('--mode must be hot, cold or both');
