@@ -54,10 +54,20 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  // 'exit' can come before the last of stdout has been read: wait for its end too (a worker that
+  // outlives the primary keeps the pipe open, hence the bound).
+  const stdoutEnded = new Promise<void>((resolve) => {
+    child.stdout!.once('end', resolve);
+    child.once('exit', () => setTimeout(resolve, 2_000).unref());
+  });
+  let outputDone = false;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => {
-      for (const wake of waiters) wake();
-      resolve({ code, signal });
+      void stdoutEnded.then(() => {
+        outputDone = true;
+        for (const wake of waiters) wake();
+        resolve({ code, signal });
+      });
     }),
   );
 
@@ -68,7 +78,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
         if (found) {
           cleanup();
           resolve(found);
-        } else if (child.exitCode !== null || child.signalCode !== null) {
+        } else if (outputDone) {
           cleanup();
           reject(new Error(`server exited (${child.exitCode ?? child.signalCode}) before the expected log line; stderr: ${stderr}`));
         }
