@@ -28,7 +28,6 @@ export interface App {
   lifecycle: Lifecycle;
   /** The database's change notifications; absent when nothing here caches. */
   changes: ChangeFeed | undefined;
-  responseCache: ResponseStore | undefined;
   /** Drains for up to SHUTDOWN_TIMEOUT_MS. The database stays open: its opener closes it. */
   close(): Promise<void>;
 }
@@ -123,7 +122,6 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
     metrics,
     lifecycle,
     changes,
-    responseCache,
     close() {
       closing ??= lifecycle
         .drain(server, config.shutdownTimeoutMs)
