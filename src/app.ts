@@ -10,14 +10,20 @@ import { createLifecycle, type Lifecycle } from './http/lifecycle.ts';
 import { createMetricsRoute } from './http/metrics.ts';
 import { observeRequests } from './http/observe.ts';
 import { createHttpServer, createRequestListener } from './http/server.ts';
-import { createModules, GRAPHQL_MODULES, serviceSchema, TOKENS_CHANGED, type Database, type Modules } from './modules/index.ts';
+import {
+  CATALOG_CHANGED,
+  createModules,
+  GRAPHQL_MODULES,
+  serviceSchema,
+  TOKENS_CHANGED,
+  type Database,
+  type Modules,
+} from './modules/index.ts';
 import type { ModuleParts } from './modules/module.ts';
 import type { DatabaseHandle } from './platform/db.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
 import { createMetrics, type Metrics } from './platform/metrics.ts';
 import type { ChangeFeed } from './platform/notifications.ts';
-
-const CATALOG_CHANGED = 'catalog_changed';
 
 export interface App {
   server: http.Server;

@@ -1,9 +1,11 @@
 import { authModule, type AuthTables } from './auth/index.ts';
-export { TOKENS_CHANGED } from './auth/index.ts';
 import { catalogModule, type CatalogTables } from './catalog/index.ts';
 import { buildSchema } from '../graphql/schema.ts';
 import type { Ability } from '../platform/session.ts';
 import type { ModuleDeps } from './module.ts';
+
+export { TOKENS_CHANGED } from './auth/index.ts';
+export { CATALOG_CHANGED } from './catalog/index.ts';
 
 /** Every module of the service: the one list app.ts builds from. */
 export const MODULES = { auth: authModule, catalog: catalogModule };

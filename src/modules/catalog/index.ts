@@ -10,6 +10,8 @@ export { insertProductTrees, type NewProductTree } from './write-repository.ts';
 
 export const CATALOG_READ = 'catalog:read';
 export const CATALOG_WRITE = 'catalog:write';
+/** Sent by the database (migration 0013's triggers) once per statement that changes the catalogue. */
+export const CATALOG_CHANGED = 'catalog_changed';
 
 export const catalogModule = {
   name: 'catalog',
