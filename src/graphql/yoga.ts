@@ -68,7 +68,8 @@ export function createGraphQLHandler(deps: {
       useOperationName(),
       useCompiledExecution(logger),
       useExecutionDeadline(config.graphqlExecutionTimeoutMs, logger),
-      // Last: a hit is served after authentication and the checks above have let the request in.
+      // Last. Requests reach Yoga authenticated; a hit is served from the params, before parsing, and only
+      // for a request identical (document, variables, scopes) to one that passed the checks above and ran.
       ...(responseCache ? useSharedResponseCache(responseCache.store, schema, responseCache.publicFields) : []),
     ],
   });
