@@ -63,6 +63,9 @@ const envSchema = z.object({
     .regex(/^[A-Za-z0-9_-]{0,32}$/, { error: 'may hold only A-Z a-z 0-9 _ - (at most 32)' })
     .default(''),
   LOGIN_MAX_ATTEMPTS: intInRange(1, 1_000_000).default(5),
+  // Per user: tokens made with POST /api/v1/tokens or token:create, and (apart) login tokens.
+  MAX_TOKENS_PER_USER: intInRange(1, 100_000).default(100),
+  MAX_LOGIN_TOKENS_PER_USER: intInRange(1, 100_000).default(50),
   LOGIN_MAX_ATTEMPTS_PER_IP: intInRange(1, 1_000_000).default(20),
   LOGIN_DECAY_SECONDS: intInRange(1, 86_400).default(60),
   TRUST_PROXY: intInRange(0, 10).default(0),
@@ -143,6 +146,10 @@ export type Config = Readonly<{
   tokenExpirationMinutes: number | undefined;
   tokenPrefix: string;
   loginMaxAttempts: number;
+  /** Created tokens a user may hold (POST /api/v1/tokens, token:create answer 422 beyond). */
+  maxTokensPerUser: number;
+  /** Login tokens a user may hold; a new login revokes the oldest beyond. */
+  maxLoginTokensPerUser: number;
   /** Failed logins per client IP (any email) per window: the password-spraying ceiling. */
   loginMaxAttemptsPerIp: number;
   loginDecaySeconds: number;
@@ -231,6 +238,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenExpirationMinutes: e.TOKEN_EXPIRATION_MINUTES,
     tokenPrefix: e.TOKEN_PREFIX,
     loginMaxAttempts: e.LOGIN_MAX_ATTEMPTS,
+    maxTokensPerUser: e.MAX_TOKENS_PER_USER,
+    maxLoginTokensPerUser: e.MAX_LOGIN_TOKENS_PER_USER,
     loginMaxAttemptsPerIp: e.LOGIN_MAX_ATTEMPTS_PER_IP,
     loginDecaySeconds: e.LOGIN_DECAY_SECONDS,
     trustProxy: e.TRUST_PROXY,

@@ -1,7 +1,7 @@
 import { Gauge } from 'prom-client';
 import type { Module } from '../module.ts';
 import { createAuthenticator } from './authenticate.ts';
-import { createAuthRoutes } from './routes.ts';
+import { createAuthRoutes, TOKENS_MANAGE } from './routes.ts';
 import { createAuthService } from './service.ts';
 import type { AuthTables } from './tables.ts';
 import { createTokenCache } from './token-cache.ts';
@@ -10,10 +10,14 @@ export type { AuthTables } from './tables.ts';
 export { createAuthService, normaliseEmail, type AuthService } from './service.ts';
 export { countUsers } from './repository.ts';
 export { TOKENS_CHANGED } from './token-cache.ts';
+export { TOKENS_MANAGE } from './routes.ts';
 
 /** Users, tokens and the login throttle: the /api/v1 routes and the authentication of every request. */
 export const authModule = {
   name: 'auth',
+  abilities: [
+    { name: TOKENS_MANAGE, description: "List, create and revoke the user's tokens (any token may log itself out)." },
+  ],
   create({ db, config, logger, registry, abilities, changes }) {
     const cache =
       changes && config.tokenCache.maxEntries > 0 ? createTokenCache({ ...config.tokenCache, feed: changes, registry }) : undefined;
