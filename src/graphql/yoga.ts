@@ -13,6 +13,7 @@ import { createParseCaches, useGraphQLLimits, useUndeclaredBodyLimit } from './l
 import { useOperationName, useOperationSelection } from './operations.ts';
 import { useSharedResponseCache, type PublicFields, type ResponseStore } from './response-cache.ts';
 import { useScopes } from './scopes.ts';
+import { useTextInputs } from './text-inputs.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -65,6 +66,8 @@ export function createGraphQLHandler(deps: {
       useOperationSelection(),
       useExecutionLimits(config),
       useScopes(),
+      // Text that cannot round-trip through the database is refused before any resolver sees it.
+      useTextInputs(),
       useOperationName(),
       useCompiledExecution(logger),
       useExecutionDeadline(config.graphqlExecutionTimeoutMs, logger),

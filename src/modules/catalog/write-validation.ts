@@ -1,5 +1,6 @@
 import { ValidationFailed, type FieldErrors } from '../../platform/errors.ts';
 import { parseRowId } from '../../platform/ids.ts';
+import { forbiddenTextMessage, hasForbiddenText, isInvisibleText } from '../../platform/text.ts';
 
 // The rules of catalogue input, with Laravel's messages, collected by argument path
 // (`input.steps.0.components.1.customisations.0.price`) before anything touches the database.
@@ -80,7 +81,9 @@ export class Checker {
 
   text(path: string, attribute: string, value: string, max: number): string {
     const trimmed = value.trim();
-    if (trimmed === '') this.fail(path, `The ${attribute} field is required.`);
+    // Only invisible characters (zero-width spaces…) is as empty; text that cannot round-trip is refused here too (import).
+    if (isInvisibleText(trimmed)) this.fail(path, `The ${attribute} field is required.`);
+    else if (hasForbiddenText(trimmed)) this.fail(path, forbiddenTextMessage(attribute));
     else if ([...trimmed].length > max) this.fail(path, `The ${attribute} must not be greater than ${max} characters.`);
     return trimmed;
   }
