@@ -37,9 +37,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     // Inserts add to the count. Deletes recount: a cascade deletes the children after their parents, when
     // their owner can no longer be found; the parent's own statement trigger fires after its cascade and
     // recounts then. Moving a child to another parent (no service write does) is not counted.
-    // The UPDATE branch finds the rows whose updated_at moved with EXCEPT (hashed or sorted), not 0012's
-    // join: the planner has no statistics on transition tables and joined them with a nested loop,
-    // quadratic in the rows of one statement (an upsert changing every price timed out).
+    // The UPDATE branch is 0012's.
     await sql
       .raw(
         `
@@ -47,7 +45,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       BEGIN
         IF TG_OP = 'UPDATE' THEN
           UPDATE products SET updated_at = clock_timestamp() WHERE id IN (
-            SELECT ${owner} FROM (SELECT * FROM changed EXCEPT SELECT * FROM previous) c
+            SELECT ${owner} FROM (SELECT n.* FROM changed n JOIN previous o ON o.id = n.id WHERE n.updated_at IS DISTINCT FROM o.updated_at) c
           );
         ELSIF TG_OP = 'INSERT' THEN
           UPDATE products p SET updated_at = clock_timestamp(), ${column} = p.${column} + d.n
