@@ -77,12 +77,16 @@ const envSchema = z.object({
   CATALOG_MAX_STEPS: intInRange(1, 10_000).default(100),
   CATALOG_MAX_COMPONENTS_PER_STEP: intInRange(1, 10_000).default(100),
   CATALOG_MAX_CUSTOMISATIONS_PER_COMPONENT: intInRange(1, 10_000).default(100),
+  // Per product in all, on every write path (README "Catalogue sizes" says why these defaults).
+  CATALOG_MAX_COMPONENTS_PER_PRODUCT: intInRange(1, 1_000_000).default(1_000),
+  CATALOG_MAX_CUSTOMISATIONS_PER_PRODUCT: intInRange(1, 1_000_000).default(5_000),
   // GraphQL edge limits (README "GraphQL limits and security" says why each default).
   GRAPHQL_MAX_DEPTH: intInRange(1, 100).default(10),
   GRAPHQL_MAX_TOKENS: intInRange(10, 1_000_000).default(1000),
   GRAPHQL_MAX_ALIASES: intInRange(0, 10_000).default(15),
   GRAPHQL_MAX_DIRECTIVES: intInRange(0, 10_000).default(50),
   GRAPHQL_MAX_COST: intInRange(1, 100_000_000).default(5000),
+  GRAPHQL_MAX_ANSWER_FIELDS: intInRange(1, 100_000_000).default(100_000),
   GRAPHQL_MAX_BODY_BYTES: intInRange(1024, 100 * 1024 * 1024).default(1024 * 1024),
   GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: intInRange(1, 10_000).default(16),
   GRAPHQL_EXECUTION_TIMEOUT_MS: intInRange(1, 600_000).default(10_000),
@@ -158,13 +162,21 @@ export type Config = Readonly<{
   passwordHashQueue: number;
   passwordHashQueueTimeoutMs: number;
   maxPageSize: number;
-  /** Most children one catalogue write may carry, per parent. */
-  catalogWriteLimits: { maxSteps: number; maxComponentsPerStep: number; maxCustomisationsPerComponent: number };
+  /** Most children one catalogue write may carry, per parent, and one product may hold in all (maxSteps is both). */
+  catalogWriteLimits: {
+    maxSteps: number;
+    maxComponentsPerStep: number;
+    maxCustomisationsPerComponent: number;
+    maxComponentsPerProduct: number;
+    maxCustomisationsPerProduct: number;
+  };
   graphqlMaxDepth: number;
   graphqlMaxTokens: number;
   graphqlMaxAliases: number;
   graphqlMaxDirectives: number;
   graphqlMaxCost: number;
+  /** Most fields one answer may hold, counted with the catalogue's real list sizes before they are loaded. */
+  graphqlMaxAnswerFields: number;
   graphqlMaxBodyBytes: number;
   graphqlMaxInFlightPerToken: number;
   graphqlExecutionTimeoutMs: number;
@@ -251,12 +263,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxSteps: e.CATALOG_MAX_STEPS,
       maxComponentsPerStep: e.CATALOG_MAX_COMPONENTS_PER_STEP,
       maxCustomisationsPerComponent: e.CATALOG_MAX_CUSTOMISATIONS_PER_COMPONENT,
+      maxComponentsPerProduct: e.CATALOG_MAX_COMPONENTS_PER_PRODUCT,
+      maxCustomisationsPerProduct: e.CATALOG_MAX_CUSTOMISATIONS_PER_PRODUCT,
     }),
     graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
     graphqlMaxTokens: e.GRAPHQL_MAX_TOKENS,
     graphqlMaxAliases: e.GRAPHQL_MAX_ALIASES,
     graphqlMaxDirectives: e.GRAPHQL_MAX_DIRECTIVES,
     graphqlMaxCost: e.GRAPHQL_MAX_COST,
+    graphqlMaxAnswerFields: e.GRAPHQL_MAX_ANSWER_FIELDS,
     graphqlMaxBodyBytes: e.GRAPHQL_MAX_BODY_BYTES,
     graphqlMaxInFlightPerToken: e.GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN,
     graphqlExecutionTimeoutMs: e.GRAPHQL_EXECUTION_TIMEOUT_MS,

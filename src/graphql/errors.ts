@@ -136,3 +136,15 @@ export function sendGraphQLError(res: ServerResponse, error: GraphQLError): void
   });
   res.end(body);
 }
+
+/**
+ * An answer that would hold more than GRAPHQL_MAX_ANSWER_FIELDS fields, found while it runs (list sizes are
+ * the data's): thrown by a resolver before it loads the rows, and turned by useExecutionLimits into the
+ * request's only error, refused as the cost limit refuses, with no data.
+ */
+export class AnswerTooLarge extends GraphQLError {
+  constructor(readonly max: number, readonly found: number) {
+    super(`Answer size limit of ${max} fields exceeded, found at least ${found}. Ask for fewer products, fewer fields or smaller pages.`);
+    this.name = 'AnswerTooLarge';
+  }
+}

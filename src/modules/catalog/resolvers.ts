@@ -1,6 +1,7 @@
 import type DataLoader from 'dataloader';
 import { parseRowId } from '../../platform/ids.ts';
 import type { Resolvers } from './generated/resolvers-types.ts';
+import { selectionWeights } from './answer-size.ts';
 import { selectsPaginatorCounts } from './pagination.ts';
 
 // Typed by codegen from the SDL, so a field renamed or retyped in schema/catalog/ fails tsc here.
@@ -20,15 +21,32 @@ export const catalogResolvers: Resolvers = {
   // `_entities` goes through the same loaders: N references cost one statement per type.
   Product: {
     __resolveReference: (ref, ctx) => byId(ctx.catalog.loaders.productsById, ref.id),
-    steps: (product, _, ctx) => ctx.catalog.loaders.stepsByProductId.load(product.id),
+    // The product's counts price its whole tree here, before a row of it is read (answer-size.ts).
+    steps: async (product, _, ctx, info) => {
+      const [perStep, perComponent, perCustomisation] = selectionWeights(info.fieldNodes, info.fragments, 3);
+      ctx.catalog.answer.charge(perStep! * product.stepCount + perComponent! * product.componentCount + perCustomisation! * product.customisationCount);
+      const steps = await ctx.catalog.loaders.stepsByProductId.load(product.id);
+      ctx.catalog.answer.markPaid(steps);
+      return steps;
+    },
   },
   Step: {
     __resolveReference: (ref, ctx) => byId(ctx.catalog.loaders.stepsById, ref.id),
-    components: (step, _, ctx) => ctx.catalog.loaders.componentsByStepId.load(step.id),
+    // A step reached without its product (an entity reference) is priced by the rows it has.
+    components: async (step, _, ctx, info) => {
+      const components = await ctx.catalog.loaders.componentsByStepId.load(step.id);
+      if (ctx.catalog.answer.isPaid(step)) ctx.catalog.answer.markPaid(components);
+      else ctx.catalog.answer.charge(selectionWeights(info.fieldNodes, info.fragments, 2)[0]! * components.length);
+      return components;
+    },
   },
   Component: {
     __resolveReference: (ref, ctx) => byId(ctx.catalog.loaders.componentsById, ref.id),
-    customisations: (component, _, ctx) => ctx.catalog.loaders.customisationsByComponentId.load(component.id),
+    customisations: async (component, _, ctx, info) => {
+      const customisations = await ctx.catalog.loaders.customisationsByComponentId.load(component.id);
+      if (!ctx.catalog.answer.isPaid(component)) ctx.catalog.answer.charge(selectionWeights(info.fieldNodes, info.fragments, 1)[0]! * customisations.length);
+      return customisations;
+    },
   },
   Customisation: {
     __resolveReference: (ref, ctx) => byId(ctx.catalog.loaders.customisationsById, ref.id),
