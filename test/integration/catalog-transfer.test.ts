@@ -126,7 +126,7 @@ describe('catalog:export and catalog:import', () => {
     expect(mixed.stdout).toContain('products.2.name: The name field is required.');
     expect(mixed.stdout).toMatch(/products\.3\.steps\.0\.components\.0\.customisations\.0\.price: Float cannot represent non numeric value: "1\.00"/);
     expect(mixed.stdout).toContain('products.4.sku: The sku appears earlier in the file (products.0).');
-    expect(mixed.stdout).toContain('products.5: Expected type "UpsertProductInput" to be an object.');
+    expect(mixed.stdout).toContain('products.5: Each product must be an object.');
     expect((await rows(b)).products!.length).toBe(before + 1);
   }, SLOW);
 
