@@ -382,7 +382,8 @@ export class ProductsReader {
     }
     this.pieces = [];
     const top = this.stack.at(-1)!;
-    const tooLong = this.stringBytes > MAX_TEXT_BYTES && this.wanted && !this.entry?.tooLarge;
+    // Said even when the entry grew too large during this text: it is why.
+    const tooLong = this.stringBytes > MAX_TEXT_BYTES && this.wanted;
     if (this.isKey) {
       this.mode = Mode.Colon;
       top.key = text;

@@ -108,6 +108,9 @@ export const MAX_LISTED_FAILURES = 1000;
 /** Entries read ahead of the workers, by their size in the file: bounds memory whatever the products' sizes. */
 const MAX_BYTES_IN_FLIGHT = 32 * 1024 * 1024;
 
+/** Waits before each new attempt at a product whose write found the database unavailable. */
+const RETRY_DELAYS_MS = [500, 1000, 2000, 4000];
+
 /** A PostgreSQL error about this statement (an SQLSTATE), not the connection: it fails one product only. */
 function sqlState(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
@@ -124,7 +127,7 @@ function sqlState(err: unknown): string | undefined {
 export async function importCatalog(
   ctx: WriteContext,
   items: AsyncIterable<ImportItem> | Iterable<ImportItem>,
-  options: { dryRun?: boolean; concurrency?: number; onResult?: (result: ImportResult) => void } = {},
+  options: { dryRun?: boolean; concurrency?: number; retryDelaysMs?: readonly number[]; onResult?: (result: ImportResult) => void } = {},
 ): Promise<ImportSummary> {
   const counts: Record<ImportOutcome, number> = { created: 0, updated: 0, unchanged: 0, failed: 0 };
   let failures: ImportResult[] = [];
@@ -144,24 +147,34 @@ export async function importCatalog(
   };
 
   let stopped: { cause: unknown } | undefined;
+  const retryDelays = options.retryDelaysMs ?? RETRY_DELAYS_MS;
   async function one(item: ImportItem): Promise<void> {
     const { index, sku } = item;
     if (!item.input) return report({ index, sku, outcome: 'failed', errors: item.errors ?? {} });
-    try {
-      const { outcome } = await upsertProduct(ctx, item.input, { dryRun: options.dryRun ?? false, path: `products.${index}` });
-      report({ index, sku, outcome });
-    } catch (err) {
-      if (err instanceof ValidationFailed) return report({ index, sku, outcome: 'failed', errors: err.errors });
-      if (err instanceof Conflict) return report({ index, sku, outcome: 'failed', errors: { [`products.${index}`]: [err.message] } });
-      if (isDatabaseUnavailable(err)) {
-        stopped ??= { cause: err };
-        return;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const { outcome } = await upsertProduct(ctx, item.input, { dryRun: options.dryRun ?? false, path: `products.${index}` });
+        return report({ index, sku, outcome });
+      } catch (err) {
+        // A statement timeout or a dropped connection under load passes; a database that stays away stops the import.
+        // The upsert is idempotent, so a retry after a commit that was not acknowledged changes nothing.
+        if (!isDatabaseUnavailable(err)) return failed(item, err);
+        if (stopped || attempt >= retryDelays.length) {
+          stopped ??= { cause: err };
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, retryDelays[attempt]));
       }
-      const state = sqlState(err);
-      if (state === undefined) throw err;
-      const message = `The database refused this product: ${(err as Error).message} (SQLSTATE ${state}).`;
-      return report({ index, sku, outcome: 'failed', errors: { [`products.${index}`]: [message] } });
     }
+  }
+
+  function failed({ index, sku }: ImportItem, err: unknown): void {
+    if (err instanceof ValidationFailed) return report({ index, sku, outcome: 'failed', errors: err.errors });
+    if (err instanceof Conflict) return report({ index, sku, outcome: 'failed', errors: { [`products.${index}`]: [err.message] } });
+    const state = sqlState(err);
+    if (state === undefined) throw err;
+    const message = `The database refused this product: ${(err as Error).message} (SQLSTATE ${state}).`;
+    report({ index, sku, outcome: 'failed', errors: { [`products.${index}`]: [message] } });
   }
 
   const iterator = Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : (items as Iterable<ImportItem>)[Symbol.iterator]();
