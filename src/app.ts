@@ -108,6 +108,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         logger,
         cors: createCors({ origins: config.corsOrigins, allowedHeaders: CSRF_HEADERS, paths: [GRAPHQL_PATH, '/api/v1/'] }),
         trustProxy: config.trustProxy,
+        send: config.responseSend,
       }),
       { logger, metrics, lifecycle },
     ),

@@ -107,6 +107,10 @@ const envSchema = z.object({
   // GraphiQL is served without a token: bound what clients that never read it can hold.
   GRAPHIQL_MAX_CONCURRENT_SENDS: intInRange(1, 1000).default(8),
   GRAPHIQL_SEND_TIMEOUT_MS: intInRange(100, 600_000).default(30_000),
+  // Every response: a client that does not read must not hold its answer in memory for long.
+  RESPONSE_SEND_TIMEOUT_MS: intInRange(100, 3_600_000).default(30_000),
+  RESPONSE_MAX_BUFFERED_BYTES: intInRange(16 * 1024, 1024 * 1024 * 1024).default(1024 * 1024),
+  RESPONSE_STALL_TIMEOUT_MS: intInRange(100, 600_000).default(5_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CORS_ORIGINS: z
     .string()
@@ -177,6 +181,8 @@ export type Config = Readonly<{
   httpKeepAliveTimeoutMs: number;
   graphiqlMaxConcurrentSends: number;
   graphiqlSendTimeoutMs: number;
+  /** Bounds on sending any response (see src/http/send-deadline.ts). */
+  responseSend: { timeoutMs: number; maxBufferedBytes: number; stallTimeoutMs: number };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   corsOrigins: readonly string[];
 }>;
@@ -266,6 +272,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     graphiqlMaxConcurrentSends: e.GRAPHIQL_MAX_CONCURRENT_SENDS,
     graphiqlSendTimeoutMs: e.GRAPHIQL_SEND_TIMEOUT_MS,
+    responseSend: Object.freeze({
+      timeoutMs: e.RESPONSE_SEND_TIMEOUT_MS,
+      maxBufferedBytes: e.RESPONSE_MAX_BUFFERED_BYTES,
+      stallTimeoutMs: e.RESPONSE_STALL_TIMEOUT_MS,
+    }),
     logLevel: e.LOG_LEVEL,
     corsOrigins: Object.freeze(e.CORS_ORIGINS),
   });
