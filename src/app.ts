@@ -92,6 +92,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
     graphiql,
     maxBodyBytes: config.graphqlMaxBodyBytes,
     maxInFlightPerToken: config.graphqlMaxInFlightPerToken,
+    maxInFlightPerUser: config.graphqlMaxInFlightPerUser,
   });
   const routes = [
     ...createHealthRoutes(database.db, () => lifecycle.phase === 'serving'),

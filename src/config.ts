@@ -82,6 +82,8 @@ const envSchema = z.object({
   GRAPHQL_MAX_COST: intInRange(1, 100_000_000).default(5000),
   GRAPHQL_MAX_BODY_BYTES: intInRange(1024, 100 * 1024 * 1024).default(1024 * 1024),
   GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: intInRange(1, 10_000).default(16),
+  // Unset: twice the per-token cap, so minting tokens multiplies nobody's share by more than that.
+  GRAPHQL_MAX_IN_FLIGHT_PER_USER: optionalInt(1, 100_000),
   GRAPHQL_EXECUTION_TIMEOUT_MS: intInRange(1, 600_000).default(10_000),
   // 0 entries turns the response cache off.
   RESPONSE_CACHE_MAX_ENTRIES: intInRange(0, 10_000_000).default(10_000),
@@ -164,6 +166,7 @@ export type Config = Readonly<{
   graphqlMaxCost: number;
   graphqlMaxBodyBytes: number;
   graphqlMaxInFlightPerToken: number;
+  graphqlMaxInFlightPerUser: number;
   graphqlExecutionTimeoutMs: number;
   /** maxEntries 0: no response cache. */
   responseCache: { maxEntries: number; maxBytes: number; ttlMs: number };
@@ -256,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxCost: e.GRAPHQL_MAX_COST,
     graphqlMaxBodyBytes: e.GRAPHQL_MAX_BODY_BYTES,
     graphqlMaxInFlightPerToken: e.GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN,
+    graphqlMaxInFlightPerUser: e.GRAPHQL_MAX_IN_FLIGHT_PER_USER ?? 2 * e.GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN,
     graphqlExecutionTimeoutMs: e.GRAPHQL_EXECUTION_TIMEOUT_MS,
     responseCache: Object.freeze({
       maxEntries: e.RESPONSE_CACHE_MAX_ENTRIES,
