@@ -85,7 +85,10 @@ export function createResponseStore(options: { maxEntries: number; maxBytes: num
       if (entry) {
         hits.inc();
         const request = requestContext.getStore();
-        if (request) request.operationName ??= entry.operationName;
+        if (request) {
+          request.operationName ??= entry.operationName;
+          request.operationRan = true;
+        }
         return storedAnswer(entry);
       }
       if (!startedIn.has(key)) startedIn.set(key, generation);
