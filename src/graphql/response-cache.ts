@@ -51,6 +51,10 @@ export function createResponseStore(options: { maxEntries: number; maxBytes: num
   const hits = counter('graphql_response_cache_hits_total', 'GraphQL queries answered from the response cache.');
   const misses = counter('graphql_response_cache_misses_total', 'GraphQL queries executed while the response cache was available.');
   const evictions = counter('graphql_response_cache_evictions_total', 'Answers dropped to stay within the entry and byte bounds.');
+  const refused = counter(
+    'graphql_response_cache_admissions_refused_total',
+    'Answers not kept: asked for the first time while the cache was full (see the doorkeeper).',
+  );
   const invalidations = counter('graphql_response_cache_invalidations_total', 'Times the whole response cache was emptied (a write, or the change notifications lost or back).');
   const entries = new LRUCache<string, Entry>({
     max: options.maxEntries,
@@ -73,6 +77,11 @@ export function createResponseStore(options: { maxEntries: number; maxBytes: num
   // key keeps the older note, so concurrent executions err towards not caching.
   let generation = 0;
   const startedIn = new LRUCache<string, number>({ max: Math.max(1_000, options.maxEntries) });
+  // TinyLFU's doorkeeper: the keys asked for once lately. A full cache admits only an answer asked for
+  // again, so a flood of one-off queries (unique variables) cannot evict the answers that repeat. Room
+  // that is free is taken at once: filling it evicts nothing, and an emptied cache warms as fast as before.
+  const asked = new LRUCache<string, 1 | 2>({ max: Math.max(1_000, options.maxEntries) });
+  const hasRoomFor = (bytes: number) => entries.size < options.maxEntries && entries.calculatedSize + bytes <= options.maxBytes;
   let available = false;
 
   return {
@@ -92,6 +101,7 @@ export function createResponseStore(options: { maxEntries: number; maxBytes: num
         return storedAnswer(entry);
       }
       if (!startedIn.has(key)) startedIn.set(key, generation);
+      asked.set(key, asked.has(key) ? 2 : 1);
       return undefined;
     },
     set(key, result, _entities, ttl) {
@@ -99,8 +109,14 @@ export function createResponseStore(options: { maxEntries: number; maxBytes: num
       startedIn.delete(key);
       if (!available || began !== generation || key.startsWith(UNCACHEABLE)) return;
       const { json, http } = body(result);
+      const bytes = Buffer.byteLength(json);
+      if (asked.get(key) !== 2 && !hasRoomFor(bytes)) {
+        refused.inc();
+        return;
+      }
+      asked.delete(key);
       const operationName = requestContext.getStore()?.operationName;
-      entries.set(key, { json, http, bytes: Buffer.byteLength(json), operationName }, { ttl: Math.min(ttl, options.ttlMs) });
+      entries.set(key, { json, http, bytes, operationName }, { ttl: Math.min(ttl, options.ttlMs) });
     },
     // Entity-level invalidation cannot reach pages and totals: every change empties the store instead.
     invalidate() {
