@@ -13,10 +13,19 @@ export interface SendLimits {
 /**
  * Bounds how long a response may hold its unsent bytes (the answer, already serialised) in memory: a
  * client that never reads would otherwise pin it for as long as it keeps the connection open. Past the
- * send deadline, or when more than maxBufferedBytes wait and none left since the last check, the
- * connection is destroyed and the memory goes back. Node's own 'finish' means the kernel took the last
+ * send deadline, or when more than maxBufferedBytes wait and the client took none since the last check
+ * (stallTimeoutMs earlier), the connection is destroyed and the memory goes back. Node's own 'finish' means the kernel took the last
  * byte; what sits in the kernel's socket buffer is bounded by the kernel.
  */
+/**
+ * Node counts a write as buffered until the kernel took all of it, so one 12 MB write read slowly looks
+ * stalled there; libuv's queue shrinks with every partial write. Internal, hence the fallback.
+ */
+function queuedInLibuv(res: ServerResponse): number {
+  const queued = (res.socket as { _handle?: { writeQueueSize?: unknown } } | null)?._handle?.writeQueueSize;
+  return typeof queued === 'number' ? queued : res.writableLength;
+}
+
 export function guardSend(res: ServerResponse, limits: SendLimits, logger: Logger): void {
   const writeHead = res.writeHead;
   let timer: NodeJS.Timeout | undefined;
@@ -28,7 +37,7 @@ export function guardSend(res: ServerResponse, limits: SendLimits, logger: Logge
 
   function start() {
     const started = Date.now();
-    let previous = Infinity;
+    let previous = { buffered: Infinity, queued: Infinity };
     const cut = (reason: string) => {
       logger.info({ reason, bufferedBytes: res.writableLength, sendingMs: Date.now() - started }, 'slow client cut off');
       res.destroy();
@@ -37,10 +46,10 @@ export function guardSend(res: ServerResponse, limits: SendLimits, logger: Logge
       if (res.writableFinished || res.destroyed) return;
       const elapsed = Date.now() - started;
       if (elapsed >= limits.timeoutMs) return cut('send timeout');
-      // Once the whole answer is written, the buffer only shrinks as the client reads.
-      const buffered = res.writableEnded ? res.writableLength : Infinity;
-      if (buffered > limits.maxBufferedBytes && buffered !== Infinity && buffered >= previous) return cut('stalled with a full buffer');
-      previous = buffered;
+      const now = { buffered: res.writableLength, queued: queuedInLibuv(res) };
+      const progressed = now.buffered < previous.buffered || now.queued < previous.queued;
+      if (now.buffered > limits.maxBufferedBytes && !progressed) return cut('stalled with a full buffer');
+      previous = now;
       timer = setTimeout(check, Math.min(limits.stallTimeoutMs, limits.timeoutMs - elapsed));
       timer.unref();
     };
