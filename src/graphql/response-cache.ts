@@ -80,7 +80,8 @@ export function createResponseStore(options: { maxEntries: number; maxBytes: num
   // TinyLFU's doorkeeper: the keys asked for once lately. A full cache admits only an answer asked for
   // again, so a flood of one-off queries (unique variables) cannot evict the answers that repeat. Room
   // that is free is taken at once: filling it evicts nothing, and an emptied cache warms as fast as before.
-  const asked = new LRUCache<string, 1 | 2>({ max: Math.max(1_000, options.maxEntries) });
+  // The plugin looks a request's key up twice (early, then again at execution): a sighting is a request.
+  const asked = new LRUCache<string, { by: string | undefined; again: boolean }>({ max: Math.max(1_000, options.maxEntries) });
   const hasRoomFor = (bytes: number) => entries.size < options.maxEntries && entries.calculatedSize + bytes <= options.maxBytes;
   let available = false;
 
@@ -101,7 +102,10 @@ export function createResponseStore(options: { maxEntries: number; maxBytes: num
         return storedAnswer(entry);
       }
       if (!startedIn.has(key)) startedIn.set(key, generation);
-      asked.set(key, asked.has(key) ? 2 : 1);
+      const by = requestContext.getStore()?.reqId;
+      const sighting = asked.get(key);
+      if (!sighting) asked.set(key, { by, again: false });
+      else if (by === undefined || sighting.by !== by) sighting.again = true;
       return undefined;
     },
     set(key, result, _entities, ttl) {
@@ -110,7 +114,7 @@ export function createResponseStore(options: { maxEntries: number; maxBytes: num
       if (!available || began !== generation || key.startsWith(UNCACHEABLE)) return;
       const { json, http } = body(result);
       const bytes = Buffer.byteLength(json);
-      if (asked.get(key) !== 2 && !hasRoomFor(bytes)) {
+      if (asked.get(key)?.again !== true && !hasRoomFor(bytes)) {
         refused.inc();
         return;
       }
