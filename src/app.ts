@@ -92,6 +92,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
     graphiql,
     maxBodyBytes: config.graphqlMaxBodyBytes,
     maxInFlightPerToken: config.graphqlMaxInFlightPerToken,
+    maxInFlightPerUser: config.graphqlMaxInFlightPerUser,
   });
   const routes = [
     ...createHealthRoutes(database.db, () => lifecycle.phase === 'serving'),
@@ -108,6 +109,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         logger,
         cors: createCors({ origins: config.corsOrigins, allowedHeaders: CSRF_HEADERS, paths: [GRAPHQL_PATH, '/api/v1/'] }),
         trustProxy: config.trustProxy,
+        send: config.responseSend,
       }),
       { logger, metrics, lifecycle },
     ),

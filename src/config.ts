@@ -89,6 +89,8 @@ const envSchema = z.object({
   GRAPHQL_MAX_ANSWER_FIELDS: intInRange(1, 100_000_000).default(100_000),
   GRAPHQL_MAX_BODY_BYTES: intInRange(1024, 100 * 1024 * 1024).default(1024 * 1024),
   GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: intInRange(1, 10_000).default(16),
+  // Unset: twice the per-token cap, so minting tokens multiplies nobody's share by more than that.
+  GRAPHQL_MAX_IN_FLIGHT_PER_USER: optionalInt(1, 100_000),
   GRAPHQL_EXECUTION_TIMEOUT_MS: intInRange(1, 600_000).default(10_000),
   // 0 entries turns the response cache off.
   RESPONSE_CACHE_MAX_ENTRIES: intInRange(0, 10_000_000).default(10_000),
@@ -114,6 +116,10 @@ const envSchema = z.object({
   // GraphiQL is served without a token: bound what clients that never read it can hold.
   GRAPHIQL_MAX_CONCURRENT_SENDS: intInRange(1, 1000).default(8),
   GRAPHIQL_SEND_TIMEOUT_MS: intInRange(100, 600_000).default(30_000),
+  // Every response: a client that does not read must not hold its answer in memory for long.
+  RESPONSE_SEND_TIMEOUT_MS: intInRange(100, 3_600_000).default(30_000),
+  RESPONSE_MAX_BUFFERED_BYTES: intInRange(16 * 1024, 1024 * 1024 * 1024).default(1024 * 1024),
+  RESPONSE_STALL_TIMEOUT_MS: intInRange(100, 600_000).default(5_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CORS_ORIGINS: z
     .string()
@@ -179,6 +185,7 @@ export type Config = Readonly<{
   graphqlMaxAnswerFields: number;
   graphqlMaxBodyBytes: number;
   graphqlMaxInFlightPerToken: number;
+  graphqlMaxInFlightPerUser: number;
   graphqlExecutionTimeoutMs: number;
   /** maxEntries 0: no response cache. */
   responseCache: { maxEntries: number; maxBytes: number; ttlMs: number };
@@ -196,6 +203,8 @@ export type Config = Readonly<{
   httpKeepAliveTimeoutMs: number;
   graphiqlMaxConcurrentSends: number;
   graphiqlSendTimeoutMs: number;
+  /** Bounds on sending any response (see src/http/send-deadline.ts). */
+  responseSend: { timeoutMs: number; maxBufferedBytes: number; stallTimeoutMs: number };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   corsOrigins: readonly string[];
 }>;
@@ -274,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxAnswerFields: e.GRAPHQL_MAX_ANSWER_FIELDS,
     graphqlMaxBodyBytes: e.GRAPHQL_MAX_BODY_BYTES,
     graphqlMaxInFlightPerToken: e.GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN,
+    graphqlMaxInFlightPerUser: e.GRAPHQL_MAX_IN_FLIGHT_PER_USER ?? 2 * e.GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN,
     graphqlExecutionTimeoutMs: e.GRAPHQL_EXECUTION_TIMEOUT_MS,
     responseCache: Object.freeze({
       maxEntries: e.RESPONSE_CACHE_MAX_ENTRIES,
@@ -290,6 +300,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     graphiqlMaxConcurrentSends: e.GRAPHIQL_MAX_CONCURRENT_SENDS,
     graphiqlSendTimeoutMs: e.GRAPHIQL_SEND_TIMEOUT_MS,
+    responseSend: Object.freeze({
+      timeoutMs: e.RESPONSE_SEND_TIMEOUT_MS,
+      maxBufferedBytes: e.RESPONSE_MAX_BUFFERED_BYTES,
+      stallTimeoutMs: e.RESPONSE_STALL_TIMEOUT_MS,
+    }),
     logLevel: e.LOG_LEVEL,
     corsOrigins: Object.freeze(e.CORS_ORIGINS),
   });

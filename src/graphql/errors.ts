@@ -49,8 +49,8 @@ export const forbiddenFieldError = (node: FieldNode, requiredScopes: readonly (r
     extensions: { code: 'FORBIDDEN', requiredScopes, http: { status: 403, spec: false } },
   });
 
-export const tooManyInFlightError = () =>
-  graphQLError('Too many requests in flight for this token.', 'TOO_MANY_REQUESTS', { status: 429, headers: { 'Retry-After': '1' } });
+export const tooManyInFlightError = (per: 'token' | 'user') =>
+  graphQLError(`Too many requests in flight for this ${per}.`, 'TOO_MANY_REQUESTS', { status: 429, headers: { 'Retry-After': '1' } });
 
 export const deadlineError = (timeoutMs: number) =>
   graphQLError(`The operation took longer than ${timeoutMs} ms and was aborted.`, 'EXECUTION_TIMEOUT', { status: 504 });
