@@ -48,17 +48,21 @@ const OWNER_OF = {
 };
 export type Owned = keyof typeof OWNER_OF;
 
-/** Every write to a product's tree locks the product first: writers of one tree take turns. */
+/**
+ * Every write to a product's tree locks the product first: writers of one tree take turns. Locking
+ * also fixes the write's timestamp past the product's version (migration 0016: one timestamp per write).
+ */
 export async function lockProductOf(db: CatalogDb, kind: Owned, id: string): Promise<ProductVersion | undefined> {
   const { rows } = await sql<ProductVersion>`
-    SELECT ${VERSION_COLUMNS} FROM ${OWNER_OF[kind]}${id}::bigint FOR UPDATE OF p
+    SELECT ${VERSION_COLUMNS}, catalog_write_stamp(p.updated_at) AS stamp
+    FROM ${OWNER_OF[kind]}${id}::bigint FOR UPDATE OF p
   `.execute(db);
   return rows[0];
 }
 
 export async function lockProductBySku(db: CatalogDb, sku: string): Promise<ProductVersion | undefined> {
   const { rows } = await sql<ProductVersion>`
-    SELECT ${VERSION_COLUMNS} FROM products p WHERE sku = ${sku} FOR UPDATE
+    SELECT ${VERSION_COLUMNS}, catalog_write_stamp(p.updated_at) AS stamp FROM products p WHERE sku = ${sku} FOR UPDATE
   `.execute(db);
   return rows[0];
 }
