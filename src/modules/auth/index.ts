@@ -1,6 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { Gauge } from 'prom-client';
+import type { GraphQLModule } from '../../graphql/context.ts';
 import type { Module } from '../module.ts';
 import { createAuthenticator } from './authenticate.ts';
+import { authResolvers, createAuthRequest } from './me.ts';
 import { createAuthRoutes } from './routes.ts';
 import { createAuthService } from './service.ts';
 import type { AuthTables } from './tables.ts';
@@ -14,6 +17,11 @@ export { TOKENS_CHANGED } from './token-cache.ts';
 /** Users, tokens and the login throttle: the /api/v1 routes and the authentication of every request. */
 export const authModule = {
   name: 'auth',
+  // `me` only; its fields are per caller, so none is listed as public to the response cache.
+  graphql: {
+    schemaDir: fileURLToPath(new URL('../../../schema/auth', import.meta.url)),
+    resolvers: authResolvers,
+  } as GraphQLModule,
   create({ db, config, logger, registry, abilities, changes }) {
     const cache =
       changes && config.tokenCache.maxEntries > 0 ? createTokenCache({ ...config.tokenCache, feed: changes, registry }) : undefined;
@@ -28,6 +36,7 @@ export const authModule = {
       service,
       authenticate: createAuthenticator({ db, lifetimeMinutes: config.tokenExpirationMinutes, logger, abilities, cache }),
       routes: createAuthRoutes(service, registry, abilities),
+      graphqlContext: () => createAuthRequest(db),
     };
   },
 } satisfies Module<AuthTables>;
