@@ -1,6 +1,6 @@
 // The tabs a first visit opens with. The sign-in panel supplies the token, so they run as they are.
 
-export const EXAMPLE_QUERY = `# Sign in with the panel on the left (the person icon), then run this query.
+export const EXAMPLE_QUERY = `# Sign in with the Account panel on the left (the person icon), then run this query.
 # Product "1" is the first product of the demo data (npm run db:seed).
 query Product {
   product(id: "1") {

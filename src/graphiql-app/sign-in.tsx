@@ -2,7 +2,7 @@ import { useGraphiQLActions, type GraphiQLPlugin } from '@graphiql/react';
 import { useEffect, useState, useSyncExternalStore, type FormEvent } from 'react';
 import { fetchMe, login, logout, session, type Me } from './session.ts';
 
-export const SIGN_IN_TITLE = 'Sign in';
+export const SIGN_IN_TITLE = 'Account';
 
 function SignInIcon() {
   return (
@@ -85,7 +85,7 @@ function SignInPanel() {
               #{me.token.id} “{me.token.name}”
             </dd>
             <dt>Abilities</dt>
-            <dd>{me.token.abilities.join(', ')}</dd>
+            <dd>{me.token.abilities.map((a) => (a === '*' ? '* (all your role allows)' : a)).join(', ')}</dd>
             <dt>Expires</dt>
             <dd>{me.token.expiresAt ?? 'never'}</dd>
           </dl>
