@@ -114,6 +114,7 @@ const envSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: intInRange(100, 3_600_000).default(30_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: intInRange(100, 600_000).default(5_000),
   // GraphiQL is served without a token: bound what clients that never read it can hold.
+  GRAPHIQL: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
   GRAPHIQL_MAX_CONCURRENT_SENDS: intInRange(1, 1000).default(8),
   GRAPHIQL_SEND_TIMEOUT_MS: intInRange(100, 600_000).default(30_000),
   // Every response: a client that does not read must not hold its answer in memory for long.
@@ -201,6 +202,8 @@ export type Config = Readonly<{
   httpHeadersTimeoutMs: number;
   httpRequestTimeoutMs: number;
   httpKeepAliveTimeoutMs: number;
+  /** GRAPHIQL=off: no page at /graphql (404 for browsers); the API is unchanged. */
+  graphiql: boolean;
   graphiqlMaxConcurrentSends: number;
   graphiqlSendTimeoutMs: number;
   /** Bounds on sending any response (see src/http/send-deadline.ts). */
@@ -298,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpHeadersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
     httpRequestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
     httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    graphiql: e.GRAPHIQL === 'on',
     graphiqlMaxConcurrentSends: e.GRAPHIQL_MAX_CONCURRENT_SENDS,
     graphiqlSendTimeoutMs: e.GRAPHIQL_SEND_TIMEOUT_MS,
     responseSend: Object.freeze({

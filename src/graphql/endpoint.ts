@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import Negotiator from 'negotiator';
 import type { Endpoint } from '../http/router.ts';
 import { HttpError } from '../platform/errors.ts';
 import { requestContext } from '../platform/request-context.ts';
@@ -6,12 +7,16 @@ import { fromHttpError, sendGraphQLError, tooManyInFlightError } from './errors.
 import { GRAPHIQL_ASSETS_PATH, type GraphiQL } from './graphiql.ts';
 import { GRAPHQL_PATH, type GraphQLHandler } from './yoga.ts';
 
-function wantsGraphiQL(req: IncomingMessage, url: URL): boolean {
-  return (
-    (req.method === 'GET' || req.method === 'HEAD') &&
-    !url.searchParams.has('query') &&
-    (req.headers.accept ?? '').includes('text/html')
-  );
+const PAGE_OR_API = ['text/html', 'application/graphql-response+json', 'application/json'];
+
+/**
+ * A browser navigating to /graphql, with or without `?query=` (the page reads it, so reload, bookmark
+ * and share work): it prefers HTML to JSON. API clients sending GET ask for JSON, or for anything.
+ */
+function wantsGraphiQL(req: IncomingMessage): boolean {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const accept = req.headers.accept;
+  return accept !== undefined && accept.includes('text/html') && new Negotiator({ headers: { accept } }).mediaType(PAGE_OR_API) === 'text/html';
 }
 
 /**
@@ -53,7 +58,7 @@ export function createGraphQLEndpoint(deps: {
   return {
     path: GRAPHQL_PATH,
     maxBodyBytes: deps.maxBodyBytes,
-    isPublic: (req, url) => url.pathname.startsWith(GRAPHIQL_ASSETS_PATH) || (url.pathname === GRAPHQL_PATH && wantsGraphiQL(req, url)),
+    isPublic: (req, url) => url.pathname.startsWith(GRAPHIQL_ASSETS_PATH) || (url.pathname === GRAPHQL_PATH && wantsGraphiQL(req)),
     async handle(req, res, { session, ip, url }) {
       if (!session) return graphiql.serve(req, res, url.pathname);
       if (url.pathname !== GRAPHQL_PATH) throw new HttpError(404, 'Not found.');

@@ -1,6 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { Gauge } from 'prom-client';
+import type { GraphQLModule } from '../../graphql/context.ts';
 import type { Module } from '../module.ts';
 import { createAuthenticator } from './authenticate.ts';
+import { authResolvers, createAuthRequest } from './me.ts';
 import { createAuthRoutes, TOKENS_MANAGE } from './routes.ts';
 import { createAuthService } from './service.ts';
 import type { AuthTables } from './tables.ts';
@@ -18,6 +21,11 @@ export const authModule = {
   abilities: [
     { name: TOKENS_MANAGE, description: "List, create and revoke the user's tokens (any token may log itself out)." },
   ],
+  // `me` only; its fields are per caller, so none is listed as public to the response cache.
+  graphql: {
+    schemaDir: fileURLToPath(new URL('../../../schema/auth', import.meta.url)),
+    resolvers: authResolvers,
+  } as GraphQLModule,
   create({ db, config, logger, registry, abilities, changes }) {
     const cache =
       changes && config.tokenCache.maxEntries > 0 ? createTokenCache({ ...config.tokenCache, feed: changes, registry }) : undefined;
@@ -32,6 +40,7 @@ export const authModule = {
       service,
       authenticate: createAuthenticator({ db, lifetimeMinutes: config.tokenExpirationMinutes, logger, abilities, cache }),
       routes: createAuthRoutes(service, registry, abilities),
+      graphqlContext: () => createAuthRequest(db),
     };
   },
 } satisfies Module<AuthTables>;

@@ -302,3 +302,9 @@ export async function releaseLoginThrottle(db: AuthDb, keys: readonly string[]):
 export async function clearLoginThrottle(db: AuthDb, key: string): Promise<void> {
   await db.deleteFrom('login_throttle').where('key', '=', key).execute();
 }
+
+/** A token's name, for `me` (authentication does not load it: no request but `me` needs it). */
+export async function findTokenName(db: AuthDb, tokenId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('personal_access_tokens').select('name').where('id', '=', tokenId).executeTakeFirst();
+  return row?.name;
+}
