@@ -75,8 +75,9 @@ function foreignHost(url: string): string | null {
   return ['127.0.0.1', 'localhost', '[::1]'].includes(hostname) ? null : hostname;
 }
 
+// One line: Monaco indents every typed newline, which would skew a pasted multi-line query.
 const NESTED = (id: string) =>
-  `query Nested {\n  product(id: "${id}") {\n    id\n    name\n    sku\n    steps {\n      id\n      name\n      order\n      components {\n        id\n        name\n        customisations { id name type price }\n      }\n    }\n  }\n}\n`;
+  `query Nested { product(id: "${id}") { id name sku steps { id name order components { id name customisations { id name type price } } } } }`;
 
 /** Replaces what a Monaco editor holds, as a person would (Monaco auto-closes brackets: drop what it appended). */
 async function typeInto(page: Page, editor: Locator, text: string) {
