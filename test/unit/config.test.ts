@@ -16,10 +16,17 @@ describe('loadConfig', () => {
       maxPageSize: 100,
       logLevel: 'info',
       corsOrigins: [],
+      graphiql: true,
       graphiqlMaxConcurrentSends: 8,
       graphiqlSendTimeoutMs: 30_000,
     });
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('turns the GraphiQL page off with GRAPHIQL=off, and refuses anything but on or off', () => {
+    expect(loadConfig({ GRAPHIQL: 'off' }).graphiql).toBe(false);
+    expect(loadConfig({ GRAPHIQL: 'on' }).graphiql).toBe(true);
+    expect(() => loadConfig({ GRAPHIQL: 'no' })).toThrow(/GRAPHIQL.*must be on or off/);
   });
 
   it('parses every variable it knows', () => {
