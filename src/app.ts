@@ -8,6 +8,7 @@ import { createCors } from './http/cors.ts';
 import { createHealthRoutes } from './http/health.ts';
 import { createLifecycle, type Lifecycle } from './http/lifecycle.ts';
 import { createMetricsRoute } from './http/metrics.ts';
+import { createOpenApiRoute } from './http/openapi.ts';
 import { observeRequests } from './http/observe.ts';
 import { createHttpServer, createRequestListener } from './http/server.ts';
 import {
@@ -96,6 +97,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
   const routes = [
     ...createHealthRoutes(database.db, () => lifecycle.phase === 'serving'),
     createMetricsRoute(metrics, config.metricsToken, options.metricsExposition),
+    createOpenApiRoute(),
     ...parts.flatMap((p) => p.routes ?? []),
   ];
   const server = createHttpServer(
