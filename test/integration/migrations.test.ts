@@ -71,6 +71,7 @@ describe('migrations', () => {
     expect(rows.map((r) => `${r.table}.${r.column}`).sort()).toEqual([
       'components.step_id',
       'customisations.component_id',
+      'personal_access_tokens.parent_id',
       'personal_access_tokens.user_id',
       'steps.product_id',
     ]);
