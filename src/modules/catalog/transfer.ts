@@ -216,6 +216,8 @@ export async function importCatalog(
   };
   // Every worker finishes its product before the import returns or throws: nothing is left writing.
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, worker));
+  // Stopped early: the reader lets go of its file.
+  if (stopped || broken) await Promise.resolve(iterator.return?.()).catch(() => undefined);
   if (broken) throw broken.error;
   if (stopped) throw new ImportStopped(summary(), stopped.cause);
   if (!options.dryRun && counts.created + counts.updated > 0) await analyzeCatalog(ctx.db);
