@@ -11,20 +11,33 @@ export interface ProductParent extends Stamped {
   id: string;
   name: string;
   sku: string;
+  basePrice: number;
+  currency: string;
 }
 export interface StepParent extends Stamped {
   id: string;
   name: string;
   order: number;
+  required: boolean;
 }
 export interface ComponentParent extends Stamped {
   id: string;
   name: string;
   position: number;
+  minSelections: number;
+  maxSelections: number | null;
 }
 export interface CustomisationParent extends Stamped {
   id: string;
   name: string;
   type: string;
   price: number;
+  priceMode: 'ADD' | 'REPLACE_BASE';
+}
+export interface ConfigurationRuleParent {
+  id: string;
+  kind: 'REQUIRES' | 'EXCLUDES';
+  customisationId: string;
+  otherCustomisationId: string;
+  message: string | null;
 }
