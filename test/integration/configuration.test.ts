@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { adminAndUserTokens, mutate } from '../support/catalog-writes.ts';
+import { FEDERATION_SECRET, GATEWAY_HEADERS, postGraphQL } from '../support/edge.ts';
 
 // A configurator session over HTTP on a real database: check, fix, save, read back as someone else,
 // then watch a price change move currentPrice and changedSince while the saved price stays.
@@ -43,7 +44,7 @@ async function tokenWith(abilities: string[]): Promise<string> {
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ env: { FEDERATION_SECRET } });
   ({ admin, user } = await adminAndUserTokens(t));
   const data = await mutate(
     t,
@@ -116,6 +117,30 @@ describe('configure', () => {
     expect(good.body.data.configure).toMatchObject({ valid: true, violations: [], price: { total: { amount: '130.50' } } });
   });
 
+  it('is shared through the response cache, and a rule change (even from outside the service) empties it', async () => {
+    const selections = [{ customisationId: product.frame.gold }, { customisationId: product.engraving.text, value: 'cache' }];
+    const variables = { productId: product.id, selections };
+    const first = await t.graphql(CHECK, { token: user, variables });
+    expect(first.body.data.configure.valid).toBe(true);
+    const other = await tokenWith(['*']);
+    t.database.queries.reset();
+    expect((await t.graphql(CHECK, { token: other, variables })).body).toEqual(first.body);
+    expect(t.database.queries.statements.filter((q) => !/personal_access_tokens/.test(q))).toEqual([]);
+
+    const db = t.database.handle.db;
+    const rule = await sql<{ id: string }>`
+      INSERT INTO configuration_rules (product_id, kind, customisation_id, other_customisation_id)
+      VALUES (${product.id}, 'EXCLUDES', ${product.frame.gold}, ${product.engraving.text}) RETURNING id`.execute(db);
+    const deadline = Date.now() + 2_000;
+    let body = first.body;
+    while (body.data.configure.valid && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      body = (await t.graphql(CHECK, { token: user, variables })).body;
+    }
+    expect(body.data.configure.violations.map((v: { code: string }) => v.code)).toEqual(['EXCLUDES']);
+    await sql`DELETE FROM configuration_rules WHERE id = ${rule.rows[0]!.id}`.execute(db);
+  });
+
   it('null for an unknown or malformed product id; more than 1000 selections is bad input', async () => {
     for (const productId of ['999999', 'abc']) {
       const res = await t.graphql(CHECK, { token: user, variables: { productId, selections: [] } });
@@ -163,6 +188,23 @@ describe('saved configurations', () => {
     // Customer text never reaches the logs.
     expect(t.logs.text).toContain('configuration saved');
     expect(t.logs.text).not.toContain(SECRET_VALUE);
+  });
+
+  it('is a federation entity: the gateway resolves references by id', async () => {
+    const selections = [{ customisationId: product.engraving.text, value: 'ref' }];
+    const { id } = (await mutate(t, user, SAVE, { productId: product.id, selections })).saveConfiguration;
+    const res = await postGraphQL(
+      t,
+      user,
+      {
+        query: `query ($r: [_Any!]!) { _entities(representations: $r) { __typename ... on Configuration { id productId price { total { amount } } } } }`,
+        variables: { r: [{ __typename: 'Configuration', id }, { __typename: 'Configuration', id: 'nope' }] },
+      },
+      GATEWAY_HEADERS,
+    );
+    expect(res.body).toEqual({
+      data: { _entities: [{ __typename: 'Configuration', id, productId: product.id, price: { total: { amount: expect.stringMatching(/^\d+\.\d{2}$/) } } }, null] },
+    });
   });
 
   it('unknown and malformed ids are null alike', async () => {

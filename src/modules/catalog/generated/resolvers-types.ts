@@ -555,6 +555,7 @@ export type ConfigurationRule = {
   __typename?: 'ConfigurationRule';
   /** Identifier of the rule: a positive decimal integer as a string. */
   id: Scalars['ID']['output'];
+  /** What the rule says: `REQUIRES` or `EXCLUDES`. */
   kind: RuleKind;
   /** The customisation the rule constrains; a violation names it as `customisationId`. */
   customisation: Customisation;
@@ -679,9 +680,11 @@ export type Money = {
 /** One chosen customisation's part of a price. */
 export type PriceLine = {
   __typename?: 'PriceLine';
+  /** The chosen customisation's id (kept when the customisation is deleted). */
   customisationId: Scalars['ID']['output'];
   /** The customisation's name when the price was computed. */
   name: Scalars['String']['output'];
+  /** How the amount counts: added, or replacing the base price. */
   mode: PriceMode;
   /** The customisation's price when the price was computed. */
   amount: Money;
@@ -699,6 +702,7 @@ export type PriceBreakdown = {
   base: Money;
   /** One line per chosen customisation (unknown and repeated choices left out), in catalogue order. */
   lines: Array<PriceLine>;
+  /** What the configuration costs. */
   total: Money;
 };
 
@@ -733,18 +737,24 @@ export enum ViolationCode {
  */
 export type Violation = {
   __typename?: 'Violation';
+  /** What is wrong. */
   code: ViolationCode;
   /** A sentence for the customer; a rule's own `message` when it has one. */
   message: Scalars['String']['output'];
+  /** The step concerned: the step itself, or the one holding the component or customisation named. */
   stepId?: Maybe<Scalars['ID']['output']>;
+  /** The component concerned, when the violation is about a component or one of its customisations. */
   componentId?: Maybe<Scalars['ID']['output']>;
+  /** The customisation concerned (for `UNKNOWN_CUSTOMISATION`, the id as sent). */
   customisationId?: Maybe<Scalars['ID']['output']>;
+  /** The other end of a broken rule, or the first `REPLACE_BASE` choice for `BASE_PRICE_CONFLICT`. */
   otherCustomisationId?: Maybe<Scalars['ID']['output']>;
 };
 
 /** A selection checked and priced against the catalogue as it is now. */
 export type ConfigurationCheck = {
   __typename?: 'ConfigurationCheck';
+  /** The product configured, as it is now. */
   product: Product;
   /** True exactly when `violations` is empty. */
   valid: Scalars['Boolean']['output'];
