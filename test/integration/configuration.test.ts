@@ -228,8 +228,10 @@ describe('saved configurations', () => {
     expect((await t.graphql(del, { token: saver, variables: { id } })).status).toBe(403);
     expect((await mutate(t, admin, del, { id })).deleteConfiguration.id).toBe(id);
     expect((await t.graphql(READ, { token: user, variables: { id } })).body.data.configuration).toBeNull();
-    const missing = await t.graphql(del, { token: admin, variables: { id } });
-    expect(missing.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    for (const gone of [id, 'not-an-id']) {
+      const missing = await t.graphql(del, { token: admin, variables: { id: gone } });
+      expect(missing.body.errors[0]).toMatchObject({ message: `No configuration with id "${gone}".`, extensions: { code: 'NOT_FOUND' } });
+    }
   });
 
   it('outlives its product: the snapshot answers, the live parts are gone', async () => {

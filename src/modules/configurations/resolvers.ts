@@ -5,6 +5,7 @@ import { isConfigurationId } from './ids.ts';
 import { findConfigurationsByIds, type ConfigurationRow } from './repository.ts';
 import { removeConfiguration, saveConfiguration } from './service.ts';
 import type { ConfigurationDb } from './tables.ts';
+import { NotFound } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 
 /** The module's part of a request's context: its loader, and today's evaluation of each configuration read. */
@@ -58,10 +59,10 @@ export const configurationResolvers = {
         args.productId,
         args.selections,
       ),
-    deleteConfiguration: (_: unknown, args: { id: string }, ctx: Context) =>
-      removeConfiguration(ctx.configurations.db, ctx.configurations.logger, ctx.session, isConfigurationId(args.id) ? args.id : '').catch((e) => {
-        throw Object.assign(e, { message: `No configuration with id "${args.id}".` });
-      }),
+    deleteConfiguration: (_: unknown, args: { id: string }, ctx: Context) => {
+      if (!isConfigurationId(args.id)) throw new NotFound(`No configuration with id "${args.id}".`);
+      return removeConfiguration(ctx.configurations.db, ctx.configurations.logger, ctx.session, args.id);
+    },
   },
   Configuration: {
     __resolveReference: (ref: { id: string }, ctx: Context) => byId(ref.id, ctx),
