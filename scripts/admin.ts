@@ -6,8 +6,8 @@ import {
   findTokens,
   findUserByEmail,
 } from '../src/modules/auth/repository.ts';
-import { createAuthService, normaliseEmail } from '../src/modules/auth/service.ts';
-import { tokenExpiry } from '../src/modules/auth/authenticate.ts';
+import { createAuthService, normaliseEmail, TokenLimitError } from '../src/modules/auth/service.ts';
+import { chainExpiries } from '../src/modules/auth/authenticate.ts';
 import { tokenSchema } from '../src/modules/auth/routes.ts';
 import { ABILITIES } from '../src/modules/index.ts';
 import { deleteConfigurationsOlderThan } from '../src/modules/configurations/index.ts';
@@ -32,13 +32,16 @@ Commands:
       Creates a user. The password is read from stdin with --password-stdin,
       otherwise asked for twice on the terminal without echo.
   token:create --email E --name N [--abilities a,b] [--expires-at T]
-      Creates a personal access token for that user (abilities: *, catalog:read,
-      catalog:write; default *; T an ISO 8601 date and time). The token is printed
-      alone on the last line of stdout, once: it is not stored anywhere readable.
+      Creates a personal access token for that user (abilities: *, tokens:manage,
+      catalog:read, catalog:write, configurations:write; default *; T an ISO 8601
+      date and time). The token is printed alone on the last line of stdout,
+      once: it is not stored anywhere readable. It is a root (no parent token)
+      and counts towards MAX_TOKENS_PER_USER.
   token:list [--email E]
       Lists personal access tokens (never their hashes), optionally of one user.
   token:revoke ID
-      Deletes the token with that id; its bearer stops working at once.
+      Deletes the token with that id, and every token created from it; their
+      bearers stop working at once.
   tokens:prune-expired [--hours H]
       Deletes tokens that expired more than H hours ago (default 24), by their own
       expires_at or by TOKEN_EXPIRATION_MINUTES when that is set.
@@ -139,8 +142,10 @@ async function tokenList(args: string[]): Promise<void> {
       return;
     }
     const now = Date.now();
+    // A token's parent is its owner's: the listing of one user (or all) holds every ancestor.
+    const ends = chainExpiries(tokens, ctx.config.tokenExpirationMinutes);
     const rows = tokens.map((t) => {
-      const expiry = tokenExpiry(t, ctx.config.tokenExpirationMinutes);
+      const expiry = ends.get(String(t.id)) ?? null;
       const expired = expiry !== null && expiry.getTime() <= now;
       return [
         String(t.id),
@@ -179,14 +184,20 @@ async function tokenCreate(args: string[]): Promise<void> {
     const user = await findUserByEmail(ctx.database.db, email);
     if (!user) throw new CliError(`No user with email ${email}.`);
     const auth = createAuthService({ db: ctx.database.db, config: ctx.config, logger: ctx.logger });
-    const { token, summary } = await auth.createToken({
-      owner: { id: String(user.id) },
-      // The shell is the operator: any ability, no caller token to outlive.
-      caller: { abilities: ['*'], expiresAt: null },
-      name: parsed.data.name,
-      abilities: parsed.data.abilities,
-      expiresAt: parsed.data.expires_at,
-    });
+    const created = await auth
+      .createToken({
+        owner: { id: String(user.id) },
+        // The shell is the operator: any ability, no caller token to outlive or descend from.
+        caller: { abilities: ['*'], expiresAt: null },
+        name: parsed.data.name,
+        abilities: parsed.data.abilities,
+        expiresAt: parsed.data.expires_at,
+      })
+      .catch((err: unknown) => {
+        if (err instanceof TokenLimitError) throw new CliError(`${email}: ${err.message}`);
+        throw err;
+      });
+    const { token, summary } = created;
     process.stderr.write(
       `Created token ${summary.id} "${summary.name}" for ${email} in ${ctx.target}: abilities ${summary.abilities.join(', ')}, ` +
         `expires ${summary.expiresAt ? formatTime(summary.expiresAt) : 'never'}. It is shown once:\n`,

@@ -1,5 +1,6 @@
 // Compiles the service into dist/ (what `npm start` runs) and copies the SDL beside it. `tsc -b`
-// rebuilds only what changed, so `npm start` runs this first and a fresh clone builds once.
+// rebuilds only what changed, so `npm start` runs this first and a fresh clone builds once. The
+// GraphiQL page is bundled with esbuild into dist/graphiql/ (scripts/build-graphiql.mjs), likewise only when stale.
 // --clean starts from nothing, dropping the output of deleted sources. Plain JavaScript: it must
 // run before anything is compiled.
 import { spawnSync } from 'node:child_process';
@@ -24,5 +25,6 @@ try {
 if (process.argv.includes('--clean')) fs.rmSync(dist, { recursive: true, force: true });
 const { status } = spawnSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 if (status !== 0) process.exit(status ?? 1);
+await (await import('./build-graphiql.mjs')).buildGraphiQL(path.join(dist, 'graphiql'));
 fs.rmSync(path.join(dist, 'schema'), { recursive: true, force: true });
 fs.cpSync(path.join(root, 'schema'), path.join(dist, 'schema'), { recursive: true });

@@ -6,6 +6,7 @@ import { createResponseStore, followChanges, type ResponseStore } from './graphq
 import { createGraphQLHandler, CSRF_HEADERS, GRAPHQL_PATH } from './graphql/yoga.ts';
 import { createCors } from './http/cors.ts';
 import { createHealthRoutes } from './http/health.ts';
+import { createIndexRoute } from './http/index-route.ts';
 import { createLifecycle, type Lifecycle } from './http/lifecycle.ts';
 import { createMetricsRoute } from './http/metrics.ts';
 import { observeRequests } from './http/observe.ts';
@@ -74,6 +75,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
   const modules = createModules({ db: database.db, config, logger, registry: metrics.registry, changes });
   const parts: ModuleParts[] = Object.values(modules);
   const graphiql = createGraphiQL({
+    enabled: config.graphiql,
     maxConcurrentSends: config.graphiqlMaxConcurrentSends,
     sendTimeoutMs: config.graphiqlSendTimeoutMs,
   });
@@ -92,8 +94,10 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
     graphiql,
     maxBodyBytes: config.graphqlMaxBodyBytes,
     maxInFlightPerToken: config.graphqlMaxInFlightPerToken,
+    maxInFlightPerUser: config.graphqlMaxInFlightPerUser,
   });
   const routes = [
+    createIndexRoute({ graphiql: config.graphiql, metrics: config.metricsToken !== undefined }),
     ...createHealthRoutes(database.db, () => lifecycle.phase === 'serving'),
     createMetricsRoute(metrics, config.metricsToken, options.metricsExposition),
     ...parts.flatMap((p) => p.routes ?? []),
@@ -108,6 +112,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         logger,
         cors: createCors({ origins: config.corsOrigins, allowedHeaders: CSRF_HEADERS, paths: [GRAPHQL_PATH, '/api/v1/'] }),
         trustProxy: config.trustProxy,
+        send: config.responseSend,
       }),
       { logger, metrics, lifecycle },
     ),

@@ -65,6 +65,9 @@ const envSchema = z.object({
     .regex(/^[A-Za-z0-9_-]{0,32}$/, { error: 'may hold only A-Z a-z 0-9 _ - (at most 32)' })
     .default(''),
   LOGIN_MAX_ATTEMPTS: intInRange(1, 1_000_000).default(5),
+  // Per user: tokens made with POST /api/v1/tokens or token:create, and (apart) login tokens.
+  MAX_TOKENS_PER_USER: intInRange(1, 100_000).default(100),
+  MAX_LOGIN_TOKENS_PER_USER: intInRange(1, 100_000).default(50),
   LOGIN_MAX_ATTEMPTS_PER_IP: intInRange(1, 1_000_000).default(20),
   LOGIN_DECAY_SECONDS: intInRange(1, 86_400).default(60),
   TRUST_PROXY: intInRange(0, 10).default(0),
@@ -76,6 +79,9 @@ const envSchema = z.object({
   CATALOG_MAX_STEPS: intInRange(1, 10_000).default(100),
   CATALOG_MAX_COMPONENTS_PER_STEP: intInRange(1, 10_000).default(100),
   CATALOG_MAX_CUSTOMISATIONS_PER_COMPONENT: intInRange(1, 10_000).default(100),
+  // Per product in all, on every write path (README "Catalogue sizes" says why these defaults).
+  CATALOG_MAX_COMPONENTS_PER_PRODUCT: intInRange(1, 1_000_000).default(1_000),
+  CATALOG_MAX_CUSTOMISATIONS_PER_PRODUCT: intInRange(1, 1_000_000).default(5_000),
   // The currency of products created without one: an ISO 4217 code this runtime knows.
   CATALOG_CURRENCY: z
     .string()
@@ -92,8 +98,11 @@ const envSchema = z.object({
   GRAPHQL_MAX_ALIASES: intInRange(0, 10_000).default(15),
   GRAPHQL_MAX_DIRECTIVES: intInRange(0, 10_000).default(50),
   GRAPHQL_MAX_COST: intInRange(1, 100_000_000).default(5000),
+  GRAPHQL_MAX_ANSWER_FIELDS: intInRange(1, 100_000_000).default(100_000),
   GRAPHQL_MAX_BODY_BYTES: intInRange(1024, 100 * 1024 * 1024).default(1024 * 1024),
   GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: intInRange(1, 10_000).default(16),
+  // Unset: twice the per-token cap, so minting tokens multiplies nobody's share by more than that.
+  GRAPHQL_MAX_IN_FLIGHT_PER_USER: optionalInt(1, 100_000),
   GRAPHQL_EXECUTION_TIMEOUT_MS: intInRange(1, 600_000).default(10_000),
   // 0 entries turns the response cache off.
   RESPONSE_CACHE_MAX_ENTRIES: intInRange(0, 10_000_000).default(10_000),
@@ -117,8 +126,13 @@ const envSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: intInRange(100, 3_600_000).default(30_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: intInRange(100, 600_000).default(5_000),
   // GraphiQL is served without a token: bound what clients that never read it can hold.
+  GRAPHIQL: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
   GRAPHIQL_MAX_CONCURRENT_SENDS: intInRange(1, 1000).default(8),
   GRAPHIQL_SEND_TIMEOUT_MS: intInRange(100, 600_000).default(30_000),
+  // Every response: a client that does not read must not hold its answer in memory for long.
+  RESPONSE_SEND_TIMEOUT_MS: intInRange(100, 3_600_000).default(30_000),
+  RESPONSE_MAX_BUFFERED_BYTES: intInRange(16 * 1024, 1024 * 1024 * 1024).default(1024 * 1024),
+  RESPONSE_STALL_TIMEOUT_MS: intInRange(100, 600_000).default(5_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CORS_ORIGINS: z
     .string()
@@ -155,6 +169,10 @@ export type Config = Readonly<{
   tokenExpirationMinutes: number | undefined;
   tokenPrefix: string;
   loginMaxAttempts: number;
+  /** Created tokens a user may hold (POST /api/v1/tokens, token:create answer 422 beyond). */
+  maxTokensPerUser: number;
+  /** Login tokens a user may hold; a new login revokes the oldest beyond. */
+  maxLoginTokensPerUser: number;
   /** Failed logins per client IP (any email) per window: the password-spraying ceiling. */
   loginMaxAttemptsPerIp: number;
   loginDecaySeconds: number;
@@ -163,8 +181,14 @@ export type Config = Readonly<{
   passwordHashQueue: number;
   passwordHashQueueTimeoutMs: number;
   maxPageSize: number;
-  /** Most children one catalogue write may carry, per parent. */
-  catalogWriteLimits: { maxSteps: number; maxComponentsPerStep: number; maxCustomisationsPerComponent: number };
+  /** Most children one catalogue write may carry, per parent, and one product may hold in all (maxSteps is both). */
+  catalogWriteLimits: {
+    maxSteps: number;
+    maxComponentsPerStep: number;
+    maxCustomisationsPerComponent: number;
+    maxComponentsPerProduct: number;
+    maxCustomisationsPerProduct: number;
+  };
   /** ISO 4217 code of products created without one. */
   catalogCurrency: string;
   /** Saves per user per minute; how long saved configurations are kept (undefined: forever). */
@@ -174,8 +198,11 @@ export type Config = Readonly<{
   graphqlMaxAliases: number;
   graphqlMaxDirectives: number;
   graphqlMaxCost: number;
+  /** Most fields one answer may hold, counted with the catalogue's real list sizes before they are loaded. */
+  graphqlMaxAnswerFields: number;
   graphqlMaxBodyBytes: number;
   graphqlMaxInFlightPerToken: number;
+  graphqlMaxInFlightPerUser: number;
   graphqlExecutionTimeoutMs: number;
   /** maxEntries 0: no response cache. */
   responseCache: { maxEntries: number; maxBytes: number; ttlMs: number };
@@ -191,8 +218,12 @@ export type Config = Readonly<{
   httpHeadersTimeoutMs: number;
   httpRequestTimeoutMs: number;
   httpKeepAliveTimeoutMs: number;
+  /** GRAPHIQL=off: no page at /graphql (404 for browsers); the API is unchanged. */
+  graphiql: boolean;
   graphiqlMaxConcurrentSends: number;
   graphiqlSendTimeoutMs: number;
+  /** Bounds on sending any response (see src/http/send-deadline.ts). */
+  responseSend: { timeoutMs: number; maxBufferedBytes: number; stallTimeoutMs: number };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   corsOrigins: readonly string[];
 }>;
@@ -247,6 +278,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenExpirationMinutes: e.TOKEN_EXPIRATION_MINUTES,
     tokenPrefix: e.TOKEN_PREFIX,
     loginMaxAttempts: e.LOGIN_MAX_ATTEMPTS,
+    maxTokensPerUser: e.MAX_TOKENS_PER_USER,
+    maxLoginTokensPerUser: e.MAX_LOGIN_TOKENS_PER_USER,
     loginMaxAttemptsPerIp: e.LOGIN_MAX_ATTEMPTS_PER_IP,
     loginDecaySeconds: e.LOGIN_DECAY_SECONDS,
     trustProxy: e.TRUST_PROXY,
@@ -258,6 +291,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxSteps: e.CATALOG_MAX_STEPS,
       maxComponentsPerStep: e.CATALOG_MAX_COMPONENTS_PER_STEP,
       maxCustomisationsPerComponent: e.CATALOG_MAX_CUSTOMISATIONS_PER_COMPONENT,
+      maxComponentsPerProduct: e.CATALOG_MAX_COMPONENTS_PER_PRODUCT,
+      maxCustomisationsPerProduct: e.CATALOG_MAX_CUSTOMISATIONS_PER_PRODUCT,
     }),
     catalogCurrency: e.CATALOG_CURRENCY,
     configurations: Object.freeze({
@@ -269,8 +304,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxAliases: e.GRAPHQL_MAX_ALIASES,
     graphqlMaxDirectives: e.GRAPHQL_MAX_DIRECTIVES,
     graphqlMaxCost: e.GRAPHQL_MAX_COST,
+    graphqlMaxAnswerFields: e.GRAPHQL_MAX_ANSWER_FIELDS,
     graphqlMaxBodyBytes: e.GRAPHQL_MAX_BODY_BYTES,
     graphqlMaxInFlightPerToken: e.GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN,
+    graphqlMaxInFlightPerUser: e.GRAPHQL_MAX_IN_FLIGHT_PER_USER ?? 2 * e.GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN,
     graphqlExecutionTimeoutMs: e.GRAPHQL_EXECUTION_TIMEOUT_MS,
     responseCache: Object.freeze({
       maxEntries: e.RESPONSE_CACHE_MAX_ENTRIES,
@@ -285,8 +322,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpHeadersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
     httpRequestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
     httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    graphiql: e.GRAPHIQL === 'on',
     graphiqlMaxConcurrentSends: e.GRAPHIQL_MAX_CONCURRENT_SENDS,
     graphiqlSendTimeoutMs: e.GRAPHIQL_SEND_TIMEOUT_MS,
+    responseSend: Object.freeze({
+      timeoutMs: e.RESPONSE_SEND_TIMEOUT_MS,
+      maxBufferedBytes: e.RESPONSE_MAX_BUFFERED_BYTES,
+      stallTimeoutMs: e.RESPONSE_STALL_TIMEOUT_MS,
+    }),
     logLevel: e.LOG_LEVEL,
     corsOrigins: Object.freeze(e.CORS_ORIGINS),
   });

@@ -2,6 +2,22 @@ import { type Kysely, sql } from 'kysely';
 
 // Frozen: a migration never imports application code and is never edited once released.
 
+// As in 0015 (copied: a migration never imports another).
+const RECOUNT = `
+  step_count = (SELECT count(*) FROM steps s WHERE s.product_id = p.id),
+  component_count = (SELECT count(*) FROM steps s JOIN components c ON c.step_id = s.id WHERE s.product_id = p.id),
+  customisation_count = (SELECT count(*) FROM steps s JOIN components c ON c.step_id = s.id
+    JOIN customisations x ON x.component_id = c.id WHERE s.product_id = p.id)`;
+
+const TREE = {
+  steps: { column: 'step_count', owner: 'c.product_id' },
+  components: { column: 'component_count', owner: '(SELECT s.product_id FROM steps s WHERE s.id = c.step_id)' },
+  customisations: {
+    column: 'customisation_count',
+    owner: '(SELECT s.product_id FROM components co JOIN steps s ON s.id = co.step_id WHERE co.id = c.component_id)',
+  },
+} as const;
+
 export async function up(db: Kysely<any>): Promise<void> {
   // Constant defaults: PostgreSQL adds these columns without rewriting or updating a row, so no
   // updated_at moves and existing products are priced in EUR with a base of 0.
@@ -57,14 +73,18 @@ export async function up(db: Kysely<any>): Promise<void> {
       AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON configuration_rules
       FOR EACH STATEMENT EXECUTE FUNCTION notify_changed('catalog_changed')
   `.execute(db);
+  // With the transaction's stamp (migration 0016), as the other tree tables touch their product. An
+  // UPDATE touches only when a rule really changed, with the products it left and joined.
   await sql`
     CREATE FUNCTION configuration_rules_touch_products() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       IF TG_OP = 'UPDATE' THEN
-        UPDATE products SET updated_at = clock_timestamp()
-          WHERE id IN (SELECT product_id FROM changed UNION SELECT product_id FROM previous);
+        UPDATE products SET updated_at = catalog_write_stamp() WHERE id IN (
+          SELECT x.product_id FROM changed n JOIN previous o ON o.id = n.id, LATERAL (VALUES (n.product_id), (o.product_id)) x (product_id)
+          WHERE (n.*) IS DISTINCT FROM (o.*)
+        );
       ELSE
-        UPDATE products SET updated_at = clock_timestamp() WHERE id IN (SELECT product_id FROM changed);
+        UPDATE products SET updated_at = catalog_write_stamp() WHERE id IN (SELECT product_id FROM changed);
       END IF;
       RETURN NULL;
     END
@@ -82,6 +102,39 @@ export async function up(db: Kysely<any>): Promise<void> {
         FOR EACH STATEMENT EXECUTE FUNCTION configuration_rules_touch_products()
     `.execute(db);
   }
+
+  // 0016 re-created the tree-touch functions of 0012 from 0012's text and so dropped the counting 0015
+  // had added to them: products' step/component/customisation counts stopped moving. The functions
+  // again, with both: 0016's stamp and change test, 0015's counts.
+  for (const [table, { column, owner }] of Object.entries(TREE)) {
+    await sql
+      .raw(
+        `
+      CREATE OR REPLACE FUNCTION ${table}_touch_products() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'UPDATE' THEN
+          UPDATE products SET updated_at = catalog_write_stamp() WHERE id IN (
+            SELECT ${owner} FROM (SELECT n.* FROM changed n JOIN previous o ON o.id = n.id WHERE (n.*) IS DISTINCT FROM (o.*)) c
+          );
+        ELSIF TG_OP = 'INSERT' THEN
+          UPDATE products p SET updated_at = catalog_write_stamp(), ${column} = p.${column} + d.n
+          FROM (SELECT o.owner, count(*) AS n FROM (SELECT ${owner} AS owner FROM changed c) o GROUP BY o.owner) d
+          WHERE p.id = d.owner;
+        ELSE
+          UPDATE products p SET updated_at = catalog_write_stamp(), ${RECOUNT}
+          WHERE p.id IN (SELECT ${owner} FROM changed c);
+        END IF;
+        RETURN NULL;
+      END
+      $$
+    `,
+      )
+      .execute(db);
+  }
+  // Products written while the counting was lost are counted again; counting is not a change to a product.
+  await sql`ALTER TABLE products DISABLE TRIGGER products_stamp_updated_at`.execute(db);
+  await sql.raw(`UPDATE products p SET ${RECOUNT}`).execute(db);
+  await sql`ALTER TABLE products ENABLE TRIGGER products_stamp_updated_at`.execute(db);
 
   // Saved configurations outlive their product (a cart or a quote still points at them): product_id
   // is a plain column, not a foreign key. Selections and prices are snapshots; money is integer

@@ -8,6 +8,8 @@ import { loginContentType } from './login.ts';
 import { COLUMNS, formatRow } from './measure.ts';
 import { operationCache } from './operation-cache.ts';
 import { serverErrors } from './server-errors.ts';
+import { fairness } from './fairness.ts';
+import { slowReaders } from './slow-readers.ts';
 import { smaller } from './small.ts';
 import { startOwnTarget, useRunningTarget, type Target } from './target.ts';
 import { variableCost } from './variable-cost.ts';
@@ -18,7 +20,7 @@ import { variableCost } from './variable-cost.ts';
  * row per observation, so "before" and "after" come from the same command.
  */
 
-const FINDINGS: Finding[] = [entities, variableCost, operationCache, serverErrors, loginContentType, graphiql, smaller];
+const FINDINGS: Finding[] = [entities, variableCost, operationCache, serverErrors, loginContentType, graphiql, smaller, slowReaders, fairness];
 
 const USAGE = `npm run --silent abuse -- [options] > report.md
 

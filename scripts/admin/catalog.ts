@@ -2,11 +2,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { coerceInputValue, GraphQLInputObjectType } from 'graphql';
-import { exportCatalog, importCatalog, type ImportItem, type ImportResult } from '../../src/modules/catalog/transfer.ts';
-import type { ProductInput } from '../../src/modules/catalog/write-validation.ts';
+import {
+  exportCatalog,
+  importCatalog,
+  ImportStopped,
+  type ImportItem,
+  type ImportSummary,
+} from '../../src/modules/catalog/transfer.ts';
+import { Checker, type ProductInput } from '../../src/modules/catalog/write-validation.ts';
 import { serviceSchema } from '../../src/modules/index.ts';
-import { CliError, EXIT_USAGE, parseCommandLine, usageError } from '../lib/cli.ts';
+import { isDatabaseUnavailable } from '../../src/platform/db-errors.ts';
+import type { FieldErrors } from '../../src/platform/errors.ts';
+import { CliError, describeError, EXIT_USAGE, parseCommandLine, usageError } from '../lib/cli.ts';
 import { ensureMigrated, withDatabase } from '../lib/database.ts';
+import { CatalogFileError, readCatalogEntries, scanCatalogFile, SHAPE_MESSAGE, type CatalogEntry } from './catalog-file.ts';
 
 export const CATALOG_USAGE = `  catalog:export [--out FILE]
       Writes the whole catalogue as {"products": [...]} (UpsertProductInput, no ids),
@@ -15,13 +24,18 @@ export const CATALOG_USAGE = `  catalog:export [--out FILE]
       Upserts each product of such a file by sku, one transaction per product, and
       prints what was created, updated, unchanged or failed (with the reasons).
       --dry-run does all of it and writes nothing. Exit 0: all imported; 1: some
-      failed; 2: the file could not be read or is not such a file.
+      failed; 2: the file could not be read or is not such a file (nothing
+      written); 75: the database was unavailable (the import stopped).
 `;
 
 const EXIT_SOME_FAILED = 1;
+/** sysexits' EX_TEMPFAIL: the database was away; running the import again finishes it. */
+const EXIT_DATABASE_UNAVAILABLE = 75;
 const IMPORT_CONNECTIONS = 8;
-// The file is parsed whole (10,000 generated products make 44 MB).
+// The file is read a product at a time (catalog-file.ts); 10,000 generated products make 44 MB.
 const MAX_FILE_BYTES = 512 * 1024 * 1024;
+// Bounds the skus remembered to refuse repeats (and the run: a million products take half an hour).
+const MAX_PRODUCTS = 1_000_000;
 
 export async function catalogExport(args: string[]): Promise<void> {
   const { values } = parseCommandLine(args, { out: { type: 'string' } });
@@ -47,7 +61,16 @@ export async function catalogExport(args: string[]): Promise<void> {
   });
 }
 
-function readCatalogFile(file: string): unknown[] {
+function fileError(file: string, err: unknown): CliError {
+  if (err instanceof CatalogFileError) {
+    return new CliError(err.message === SHAPE_MESSAGE ? `${file} ${SHAPE_MESSAGE}.` : `${file} is not valid JSON: ${err.message}.`, EXIT_USAGE);
+  }
+  if ((err as { code?: unknown }).code !== undefined) return new CliError(`Cannot read ${file}: ${describeError(err)}.`, EXIT_USAGE);
+  return err as CliError;
+}
+
+/** The whole file checked before anything is written: its size, its JSON, its shape. Returns how many products. */
+async function checkCatalogFile(file: string): Promise<number> {
   let size: number;
   try {
     size = fs.statSync(file).size;
@@ -55,42 +78,79 @@ function readCatalogFile(file: string): unknown[] {
     throw new CliError(`Cannot read ${file}.`, EXIT_USAGE);
   }
   if (size > MAX_FILE_BYTES) throw new CliError(`${file} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB.`, EXIT_USAGE);
-  let parsed: unknown;
+  let products: number;
   try {
-    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+    products = await scanCatalogFile(file);
   } catch (err) {
-    throw new CliError(`${file} is not valid JSON: ${(err as Error).message}`, EXIT_USAGE);
+    throw fileError(file, err);
   }
-  const products = (parsed as { products?: unknown } | null)?.products;
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Array.isArray(products)) {
-    throw new CliError(`${file} must hold a JSON object {"products": [...]}.`, EXIT_USAGE);
+  if (products > MAX_PRODUCTS) {
+    throw new CliError(`${file} has ${products} products; an import takes at most ${MAX_PRODUCTS.toLocaleString('en')}: split the file.`, EXIT_USAGE);
   }
   return products;
 }
 
-/** Each entry checked against the SDL's UpsertProductInput, exactly as GraphQL would check the variable. */
-function toItems(products: unknown[]): ImportItem[] {
-  const type = serviceSchema().getType('UpsertProductInput') as GraphQLInputObjectType;
-  return products.map((entry, index) => {
-    const sku = typeof (entry as { sku?: unknown } | null)?.sku === 'string' ? (entry as { sku: string }).sku : undefined;
-    const errors: Record<string, string[]> = {};
-    const input = coerceInputValue(entry, type, (at, _value, error) => {
-      (errors[['products', index, ...at].join('.')] ??= []).push(error.message);
-    }) as ProductInput;
-    return Object.keys(errors).length ? { index, sku, errors } : { index, sku, input };
-  });
+const coveredBy = (refused: readonly string[], path: string) => refused.some((r) => path === r || path.startsWith(`${r}.`));
+
+/**
+ * One entry checked against the SDL's UpsertProductInput, exactly as GraphQL would check the variable,
+ * after the reader's size refusals (whose stand-in values add no errors of their own). A sku is
+ * remembered trimmed, as the service stores it, so " D-9 " repeats "D-9".
+ */
+function toItem(entry: CatalogEntry, type: GraphQLInputObjectType, firstBySku: Map<string, number>): ImportItem {
+  const { index, value, bytes } = entry;
+  const at = `products.${index}`;
+  const errors: FieldErrors = { ...entry.errors };
+  if (value === undefined) return { index, sku: undefined, bytes, errors };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { index, sku: undefined, bytes, errors: { [at]: ['Each product must be an object.'] } };
+  }
+  const refused = Object.keys(errors);
+  const raw = (value as { sku?: unknown }).sku;
+  const sku = typeof raw === 'string' && !coveredBy(refused, `${at}.sku`) ? raw : undefined;
+  const input = coerceInputValue(value, type, (path, _value, error) => {
+    const key = ['products', index, ...path].join('.');
+    if (!coveredBy(refused, key)) (errors[key] ??= []).push(error.message);
+  }) as ProductInput;
+  if (sku !== undefined) {
+    const checker = new Checker();
+    const trimmed = checker.sku(`${at}.sku`, sku);
+    if (Object.keys(checker.errors).length === 0) {
+      const earlier = firstBySku.get(trimmed);
+      if (earlier === undefined) firstBySku.set(trimmed, index);
+      else (errors[`${at}.sku`] ??= []).push(`The sku appears earlier in the file (products.${earlier}).`);
+    }
+  }
+  return Object.keys(errors).length ? { index, sku, bytes, errors } : { index, sku, bytes, input };
 }
 
-function printSummary(results: readonly ImportResult[], dryRun: boolean): void {
-  const count = (o: ImportResult['outcome']) => results.filter((r) => r.outcome === o).length;
+async function* itemsOf(file: string): AsyncGenerator<ImportItem> {
+  const type = serviceSchema().getType('UpsertProductInput') as GraphQLInputObjectType;
+  const firstBySku = new Map<string, number>();
+  try {
+    for await (const entry of readCatalogEntries(file)) yield toItem(entry, type, firstBySku);
+  } catch (err) {
+    // Checked whole before the import began: it changed since.
+    throw fileError(file, err);
+  }
+}
+
+const shown = (sku: string) => JSON.stringify(sku.length > 80 ? `${sku.slice(0, 80)}…` : sku);
+
+function printSummary({ counts, failures, unlisted }: ImportSummary, dryRun: boolean): void {
   const lines = [
-    `${dryRun ? 'Dry run, nothing written: would have ' : ''}created ${count('created')}, updated ${count('updated')}, unchanged ${count('unchanged')}, failed ${count('failed')}.`,
+    `${dryRun ? 'Dry run, nothing written: would have ' : ''}created ${counts.created}, updated ${counts.updated}, unchanged ${counts.unchanged}, failed ${counts.failed}.`,
   ];
-  for (const r of results.filter((x) => x.outcome === 'failed')) {
-    lines.push(`products.${r.index}${r.sku === undefined ? '' : ` (sku ${JSON.stringify(r.sku)})`}:`);
+  for (const r of failures) {
+    lines.push(`products.${r.index}${r.sku === undefined ? '' : ` (sku ${shown(r.sku)})`}:`);
     for (const [at, messages] of Object.entries(r.errors ?? {})) lines.push(...messages.map((m) => `  ${at}: ${m}`));
   }
+  if (unlisted > 0) lines.push(`… and ${unlisted} more failed product${unlisted === 1 ? '' : 's'}, not listed.`);
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function unavailable(err: unknown): CliError {
+  return new CliError(`The database is unavailable (${describeError(err)}); the import stopped. Run it again when the database is back.`, EXIT_DATABASE_UNAVAILABLE);
 }
 
 export async function catalogImport(args: string[]): Promise<number> {
@@ -98,20 +158,36 @@ export async function catalogImport(args: string[]): Promise<number> {
   const file = positionals[0];
   if (file === undefined) throw usageError('catalog:import needs the file to import (see catalog:export).');
   const dryRun = values['dry-run'];
-  const items = toItems(readCatalogFile(file));
+  const total = await checkCatalogFile(file);
 
-  return withDatabase(async (ctx) => {
-    await ensureMigrated(ctx);
-    const bar = process.stderr.isTTY ? new SingleBar({ stream: process.stderr, format: 'importing [{bar}] {value}/{total} products, {eta}s left' }) : undefined;
-    bar?.start(items.length, 0);
-    const results = await importCatalog(
-      { db: ctx.database.db, logger: ctx.logger, limits: ctx.config.catalogWriteLimits, actor: { userId: null, tokenId: null, via: 'cli' } },
-      items,
-      // Each product commits on its own, and a commit waits for the disk: several at once share the flush.
-      // The embedded database runs one statement at a time.
-      { dryRun, concurrency: ctx.database.kind === 'postgres' ? IMPORT_CONNECTIONS : 1, onResult: () => bar?.increment() },
-    ).finally(() => bar?.stop());
-    printSummary(results, dryRun);
-    return results.some((r) => r.outcome === 'failed') ? EXIT_SOME_FAILED : 0;
-  }, { poolSize: IMPORT_CONNECTIONS });
+  try {
+    return await withDatabase(async (ctx) => {
+      await ensureMigrated(ctx);
+      const bar = process.stderr.isTTY ? new SingleBar({ stream: process.stderr, format: 'importing [{bar}] {value}/{total} products, {eta}s left' }) : undefined;
+      bar?.start(total, 0);
+      let summary: ImportSummary;
+      try {
+        summary = await importCatalog(
+          { db: ctx.database.db, logger: ctx.logger, limits: ctx.config.catalogWriteLimits, actor: { userId: null, tokenId: null, via: 'cli' } },
+          itemsOf(file),
+          // Each product commits on its own, and a commit waits for the disk: several at once share the flush.
+          // The embedded database runs one statement at a time.
+          { dryRun, concurrency: ctx.database.kind === 'postgres' ? IMPORT_CONNECTIONS : 1, onResult: () => bar?.increment() },
+        );
+      } catch (err) {
+        if (!(err instanceof ImportStopped)) throw err;
+        bar?.stop();
+        // What was done before it stopped, so that nobody has to guess.
+        printSummary(err.summary, dryRun);
+        throw unavailable(err.cause);
+      } finally {
+        bar?.stop();
+      }
+      printSummary(summary, dryRun);
+      return summary.counts.failed > 0 ? EXIT_SOME_FAILED : 0;
+    }, { poolSize: IMPORT_CONNECTIONS });
+  } catch (err) {
+    if (!(err instanceof CliError) && isDatabaseUnavailable(err)) throw unavailable(err);
+    throw err;
+  }
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import Negotiator from 'negotiator';
 import type { Endpoint } from '../http/router.ts';
 import { HttpError } from '../platform/errors.ts';
 import { requestContext } from '../platform/request-context.ts';
@@ -6,12 +7,16 @@ import { fromHttpError, sendGraphQLError, tooManyInFlightError } from './errors.
 import { GRAPHIQL_ASSETS_PATH, type GraphiQL } from './graphiql.ts';
 import { GRAPHQL_PATH, type GraphQLHandler } from './yoga.ts';
 
-function wantsGraphiQL(req: IncomingMessage, url: URL): boolean {
-  return (
-    (req.method === 'GET' || req.method === 'HEAD') &&
-    !url.searchParams.has('query') &&
-    (req.headers.accept ?? '').includes('text/html')
-  );
+const PAGE_OR_API = ['text/html', 'application/graphql-response+json', 'application/json'];
+
+/**
+ * A browser navigating to /graphql, with or without `?query=` (the page reads it, so reload, bookmark
+ * and share work): it prefers HTML to JSON. API clients sending GET ask for JSON, or for anything.
+ */
+function wantsGraphiQL(req: IncomingMessage): boolean {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const accept = req.headers.accept;
+  return accept !== undefined && accept.includes('text/html') && new Negotiator({ headers: { accept } }).mediaType(PAGE_OR_API) === 'text/html';
 }
 
 /**
@@ -22,19 +27,19 @@ function createInFlightCounter(limit: number) {
   const responses = new Map<string, Set<ServerResponse>>();
   const done = (res: ServerResponse) => res.destroyed || res.writableFinished || (res.writableEnded && res.writableLength === 0);
   return {
-    enter(tokenId: string, res: ServerResponse): boolean {
-      // Closed while authentication ran: its 'close' has been and gone, so it is not tracked.
-      if (res.destroyed) return true;
-      let open = responses.get(tokenId);
+    full(key: string): boolean {
+      const open = responses.get(key);
       if (open && open.size >= limit) for (const r of open) if (done(r)) open.delete(r);
-      if (open && open.size >= limit) return false;
-      if (!open) responses.set(tokenId, (open = new Set()));
+      return open !== undefined && open.size >= limit;
+    },
+    add(key: string, res: ServerResponse): void {
+      let open = responses.get(key);
+      if (!open) responses.set(key, (open = new Set()));
       open.add(res);
       res.once('close', () => {
         open.delete(res);
-        if (open.size === 0 && responses.get(tokenId) === open) responses.delete(tokenId);
+        if (open.size === 0 && responses.get(key) === open) responses.delete(key);
       });
-      return true;
     },
   };
 }
@@ -44,17 +49,26 @@ export function createGraphQLEndpoint(deps: {
   graphiql: GraphiQL;
   maxBodyBytes: number;
   maxInFlightPerToken: number;
+  /** Over all of a user's tokens: minting more tokens buys no bigger share than this. */
+  maxInFlightPerUser: number;
 }): Endpoint {
   const { yoga, graphiql } = deps;
-  const inFlight = createInFlightCounter(deps.maxInFlightPerToken);
+  const perToken = createInFlightCounter(deps.maxInFlightPerToken);
+  const perUser = createInFlightCounter(deps.maxInFlightPerUser);
   return {
     path: GRAPHQL_PATH,
     maxBodyBytes: deps.maxBodyBytes,
-    isPublic: (req, url) => url.pathname.startsWith(GRAPHIQL_ASSETS_PATH) || (url.pathname === GRAPHQL_PATH && wantsGraphiQL(req, url)),
+    isPublic: (req, url) => url.pathname.startsWith(GRAPHIQL_ASSETS_PATH) || (url.pathname === GRAPHQL_PATH && wantsGraphiQL(req)),
     async handle(req, res, { session, ip, url }) {
       if (!session) return graphiql.serve(req, res, url.pathname);
       if (url.pathname !== GRAPHQL_PATH) throw new HttpError(404, 'Not found.');
-      if (!inFlight.enter(session.tokenId, res)) return sendGraphQLError(res, tooManyInFlightError());
+      // Closed while authentication ran: its 'close' has been and gone, so it is not tracked.
+      if (!res.destroyed) {
+        if (perToken.full(session.tokenId)) return sendGraphQLError(res, tooManyInFlightError('token'));
+        if (perUser.full(session.user.id)) return sendGraphQLError(res, tooManyInFlightError('user'));
+        perToken.add(session.tokenId, res);
+        perUser.add(session.user.id, res);
+      }
       // Aborted by the deadline or a vanished client; platform/abort.ts then stops the request's statements.
       const controller = new AbortController();
       const store = requestContext.getStore();

@@ -49,8 +49,8 @@ export const forbiddenFieldError = (node: FieldNode, requiredScopes: readonly (r
     extensions: { code: 'FORBIDDEN', requiredScopes, http: { status: 403, spec: false } },
   });
 
-export const tooManyInFlightError = () =>
-  graphQLError('Too many requests in flight for this token.', 'TOO_MANY_REQUESTS', { status: 429, headers: { 'Retry-After': '1' } });
+export const tooManyInFlightError = (per: 'token' | 'user') =>
+  graphQLError(`Too many requests in flight for this ${per}.`, 'TOO_MANY_REQUESTS', { status: 429, headers: { 'Retry-After': '1' } });
 
 export const deadlineError = (timeoutMs: number) =>
   graphQLError(`The operation took longer than ${timeoutMs} ms and was aborted.`, 'EXECUTION_TIMEOUT', { status: 504 });
@@ -135,4 +135,16 @@ export function sendGraphQLError(res: ServerResponse, error: GraphQLError): void
     'Content-Length': Buffer.byteLength(body),
   });
   res.end(body);
+}
+
+/**
+ * An answer that would hold more than GRAPHQL_MAX_ANSWER_FIELDS fields, found while it runs (list sizes are
+ * the data's): thrown by a resolver before it loads the rows, and turned by useExecutionLimits into the
+ * request's only error, refused as the cost limit refuses, with no data.
+ */
+export class AnswerTooLarge extends GraphQLError {
+  constructor(readonly max: number, readonly found: number) {
+    super(`Answer size limit of ${max} fields exceeded, found at least ${found}. Ask for fewer products, fewer fields or smaller pages.`);
+    this.name = 'AnswerTooLarge';
+  }
 }

@@ -3,7 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import { argumentsOf, fragmentsOf, operationCost } from './cost.ts';
 import { createGatewayCheck, GATEWAY_SECRET_HEADER, isFederationField, rootFields } from './federation.ts';
-import { forbiddenError, validationError, variableError } from './errors.ts';
+import { AnswerTooLarge, forbiddenError, validationError, variableError } from './errors.ts';
 
 export type ExecutionLimitsConfig = Pick<
   Config,
@@ -48,8 +48,17 @@ export function useExecutionLimits(config: ExecutionLimitsConfig): Plugin<{ requ
       }
       const cost = operationCost(args.schema, fragments, operation, variables, config.maxPageSize);
       if (cost > config.graphqlMaxCost) {
-        setResultAndStopExecution({ errors: [validationError(`Query cost limit of ${config.graphqlMaxCost} exceeded, found ${cost}.`)] });
+        return setResultAndStopExecution({ errors: [validationError(`Query cost limit of ${config.graphqlMaxCost} exceeded, found ${cost}.`)] });
       }
+      // An answer over its size bound (found by the resolvers, errors/AnswerTooLarge) is refused whole: one
+      // error, no data, 400; the partial answer and its other errors (one per list that hit it) are dropped.
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (!('errors' in result) || !result.errors) return;
+          const refusal = result.errors.map((e) => (e instanceof AnswerTooLarge ? e : e.originalError)).find((e) => e instanceof AnswerTooLarge);
+          if (refusal) setResult({ errors: [validationError(refusal.message)] });
+        },
+      };
     },
   };
 }

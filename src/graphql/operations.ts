@@ -12,8 +12,11 @@ export function useOperationName(): Plugin {
     },
     onExecute({ args }) {
       const store = requestContext.getStore();
+      if (!store) return;
+      // Only now is the name one of a valid document's operations: it may become a metrics label.
+      store.operationRan = true;
       // Anonymous operations in a one-operation document still have a name to report.
-      if (store && !store.operationName) {
+      if (!store.operationName) {
         store.operationName = getOperationAST(args.document, args.operationName)?.name?.value ?? null;
       }
     },

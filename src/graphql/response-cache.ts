@@ -51,6 +51,10 @@ export function createResponseStore(options: { maxEntries: number; maxBytes: num
   const hits = counter('graphql_response_cache_hits_total', 'GraphQL queries answered from the response cache.');
   const misses = counter('graphql_response_cache_misses_total', 'GraphQL queries executed while the response cache was available.');
   const evictions = counter('graphql_response_cache_evictions_total', 'Answers dropped to stay within the entry and byte bounds.');
+  const refused = counter(
+    'graphql_response_cache_admissions_refused_total',
+    'Answers not kept: asked for the first time while the cache was full (see the doorkeeper).',
+  );
   const invalidations = counter('graphql_response_cache_invalidations_total', 'Times the whole response cache was emptied (a write, or the change notifications lost or back).');
   const entries = new LRUCache<string, Entry>({
     max: options.maxEntries,
@@ -73,6 +77,12 @@ export function createResponseStore(options: { maxEntries: number; maxBytes: num
   // key keeps the older note, so concurrent executions err towards not caching.
   let generation = 0;
   const startedIn = new LRUCache<string, number>({ max: Math.max(1_000, options.maxEntries) });
+  // TinyLFU's doorkeeper: the keys asked for once lately. A full cache admits only an answer asked for
+  // again, so a flood of one-off queries (unique variables) cannot evict the answers that repeat. Room
+  // that is free is taken at once: filling it evicts nothing, and an emptied cache warms as fast as before.
+  // The plugin looks a request's key up twice (early, then again at execution): a sighting is a request.
+  const asked = new LRUCache<string, { by: string | undefined; again: boolean }>({ max: Math.max(1_000, options.maxEntries) });
+  const hasRoomFor = (bytes: number) => entries.size < options.maxEntries && entries.calculatedSize + bytes <= options.maxBytes;
   let available = false;
 
   return {
@@ -85,10 +95,17 @@ export function createResponseStore(options: { maxEntries: number; maxBytes: num
       if (entry) {
         hits.inc();
         const request = requestContext.getStore();
-        if (request) request.operationName ??= entry.operationName;
+        if (request) {
+          request.operationName ??= entry.operationName;
+          request.operationRan = true;
+        }
         return storedAnswer(entry);
       }
       if (!startedIn.has(key)) startedIn.set(key, generation);
+      const by = requestContext.getStore()?.reqId;
+      const sighting = asked.get(key);
+      if (!sighting) asked.set(key, { by, again: false });
+      else if (by === undefined || sighting.by !== by) sighting.again = true;
       return undefined;
     },
     set(key, result, _entities, ttl) {
@@ -96,8 +113,14 @@ export function createResponseStore(options: { maxEntries: number; maxBytes: num
       startedIn.delete(key);
       if (!available || began !== generation || key.startsWith(UNCACHEABLE)) return;
       const { json, http } = body(result);
+      const bytes = Buffer.byteLength(json);
+      if (asked.get(key)?.again !== true && !hasRoomFor(bytes)) {
+        refused.inc();
+        return;
+      }
+      asked.delete(key);
       const operationName = requestContext.getStore()?.operationName;
-      entries.set(key, { json, http, bytes: Buffer.byteLength(json), operationName }, { ttl: Math.min(ttl, options.ttlMs) });
+      entries.set(key, { json, http, bytes, operationName }, { ttl: Math.min(ttl, options.ttlMs) });
     },
     // Entity-level invalidation cannot reach pages and totals: every change empties the store instead.
     invalidate() {

@@ -2,6 +2,8 @@ import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import type { Config } from '../config.ts';
+import { isDatabaseUnavailable } from '../platform/db-errors.ts';
+import { Conflict, HttpError, NotFound, ValidationFailed } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { requestContext } from '../platform/request-context.ts';
 import type { GraphQLContext, ServerContext } from './context.ts';
@@ -13,6 +15,7 @@ import { createParseCaches, useGraphQLLimits, useUndeclaredBodyLimit } from './l
 import { useOperationName, useOperationSelection } from './operations.ts';
 import { useSharedResponseCache, type PublicFields, type ResponseStore } from './response-cache.ts';
 import { useScopes } from './scopes.ts';
+import { useTextInputs } from './text-inputs.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -21,6 +24,38 @@ export const CSRF_HEADERS = ['x-graphql-yoga-csrf', 'apollo-require-preflight', 
 
 const requestAborted = () => requestContext.getStore()?.controller?.signal.aborted === true;
 const isBadRequest = (e: unknown) => e instanceof GraphQLError && e.extensions['code'] === 'BAD_REQUEST';
+
+/** The outcomes a caller caused and can correct (4xx): worth a line, never an alert. */
+const CLIENT_OUTCOMES = [ValidationFailed, NotFound, Conflict, HttpError] as const;
+const isClientOutcome = (e: unknown) => {
+  const cause = e instanceof GraphQLError ? (e.originalError ?? e) : e;
+  if (CLIENT_OUTCOMES.some((kind) => cause instanceof kind)) return !(cause instanceof HttpError) || cause.status < 500;
+  const status = (cause as GraphQLError).extensions?.['http'] as { status?: number } | undefined;
+  return typeof status?.status === 'number' && status.status >= 400 && status.status < 500;
+};
+
+/**
+ * Yoga logs every error it masks at "error". Only the service's own failures are errors; a refused
+ * write or an unavailable database is info or warn. Never the query text (String(GraphQLError) prints
+ * it, with whatever a caller typed in its literals): the message, the field path and the cause.
+ */
+function logYogaErrors(logger: Logger, args: unknown[]): void {
+  for (const e of args) {
+    const cause = e instanceof GraphQLError ? e.originalError : undefined;
+    const path = e instanceof GraphQLError ? e.path : undefined;
+    if (isBadRequest(e) || requestAborted()) {
+      logger.debug({ reason: (e as Error)?.message }, 'graphql request refused');
+    } else if (isClientOutcome(e)) {
+      const code = cause?.name ?? (e as GraphQLError).extensions?.['code'];
+      logger.info({ outcome: code, path, reason: (e as Error).message }, 'graphql operation refused');
+    } else if (isDatabaseUnavailable(e) || isDatabaseUnavailable(cause)) {
+      logger.warn({ path, reason: (e as Error).message }, 'database unavailable');
+    } else {
+      const err = cause ?? e;
+      logger.error({ path, err: err instanceof Error ? err : { message: String(err) } }, 'graphql operation failed');
+    }
+  }
+}
 
 export function createGraphQLHandler(deps: {
   config: Config;
@@ -50,11 +85,7 @@ export function createGraphQLHandler(deps: {
       debug: (...args) => logger.debug({ args }, 'yoga'),
       info: (...args) => logger.info({ args }, 'yoga'),
       warn: (...args) => logger.warn({ args }, 'yoga'),
-      // Malformed and aborted requests are the client's doing: the access line has them.
-      error: (...args) =>
-        args.every(isBadRequest) || requestAborted()
-          ? logger.debug({ args: args.map(String) }, 'yoga')
-          : logger.error({ args: args.map(String) }, 'yoga'),
+      error: (...args) => logYogaErrors(logger, args),
     },
     context: () => Object.assign({}, ...contextParts.map((part) => part())),
     plugins: [
@@ -65,6 +96,8 @@ export function createGraphQLHandler(deps: {
       useOperationSelection(),
       useExecutionLimits(config),
       useScopes(),
+      // Text that cannot round-trip through the database is refused before any resolver sees it.
+      useTextInputs(),
       useOperationName(),
       useCompiledExecution(logger),
       useExecutionDeadline(config.graphqlExecutionTimeoutMs, logger),

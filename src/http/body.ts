@@ -1,5 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { HttpError } from '../platform/errors.ts';
+import { HttpError, type FieldErrors } from '../platform/errors.ts';
+import { attributeOf, findForbiddenText, forbiddenTextMessage } from '../platform/text.ts';
+
+// fatal: a malformed byte sequence is refused, not silently replaced by U+FFFD (what is stored must be what was sent).
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** A declared length over `limit` is refused unread; an undeclared one is cut off as it passes, never buffered whole. */
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -30,12 +34,29 @@ export async function readObjectBody(req: IncomingMessage, limit: number): Promi
   if (raw.length === 0) return {};
   let parsed: unknown;
   try {
-    parsed = JSON.parse(raw.toString('utf8'));
+    parsed = JSON.parse(utf8.decode(raw));
   } catch {
     throw new HttpError(400, 'The request body is not valid JSON.');
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new HttpError(400, 'The request body must be a JSON object.');
   }
+  refuseForbiddenText(parsed);
   return parsed as Record<string, unknown>;
+}
+
+/** NUL, lone surrogates and non-characters anywhere in a body: Laravel's 422, by top-level field, before any route looks. */
+function refuseForbiddenText(body: object): void {
+  const found = findForbiddenText(body);
+  if (found.length === 0) return;
+  const errors: FieldErrors = {};
+  for (const path of found) {
+    const message = forbiddenTextMessage(attributeOf(path, path[0]));
+    const messages = (errors[path[0] ?? 'body'] ??= []);
+    if (!messages.includes(message)) messages.push(message);
+  }
+  const messages = Object.values(errors).flat();
+  const more = messages.length - 1;
+  const first = messages[0]!;
+  throw new HttpError(422, more > 0 ? `${first} (and ${more} more error${more > 1 ? 's' : ''})` : first, { errors });
 }

@@ -45,14 +45,14 @@ export function observeRequests(
       // Node also emits 'finish' for a response destroyed with its body still buffered: that one was aborted.
       const aborted = !finished;
       const status = aborted ? 499 : res.statusCode;
-      const { operationName } = store;
+      const { operationName, operationRan } = store;
       requestContext.run(store, () =>
         logger.info(
           { method, path: pathOf(req.url), status, durationMs, operationName, ...(aborted ? { aborted } : {}) },
           'request',
         ),
       );
-      metrics.observeRequest({ method, route: store.route ?? 'unmatched', status, operation: operationName, durationMs });
+      metrics.observeRequest({ method, route: store.route ?? 'unmatched', status, operation: operationName, operationRan, durationMs });
     };
     res.once('finish', () => {
       finished = !res.destroyed;

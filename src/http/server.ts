@@ -9,6 +9,7 @@ import type { Cors } from './cors.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import { sendHttpError } from './respond.ts';
 import { createRouter, type Endpoint, type Route } from './router.ts';
+import { guardSend, type SendLimits } from './send-deadline.ts';
 
 /** The request target as a URL; one Node accepts but WHATWG URL cannot parse (`//[`) is the client's 400. */
 function parseTarget(target: string | undefined): URL {
@@ -34,6 +35,8 @@ export function createRequestListener(deps: {
   logger: Logger;
   cors: Cors;
   trustProxy: number;
+  /** Every response, REST and GraphQL: how long and how much a client that does not read may hold. */
+  send: SendLimits;
 }) {
   const { endpoints, authenticate, lifecycle, logger, cors, trustProxy } = deps;
   const router = createRouter(deps.routes);
@@ -75,6 +78,7 @@ export function createRequestListener(deps: {
   }
 
   return (req: IncomingMessage, res: ServerResponse) => {
+    guardSend(res, deps.send, logger);
     let endpoint: Endpoint | undefined;
     const answered = (async () => {
       const url = parseTarget(req.url);

@@ -14,6 +14,8 @@ export interface RequestObservation {
   route: string;
   status: number;
   operation: string | null | undefined;
+  /** Whether the operation was parsed and validated: only then may its client-chosen name become a label. */
+  operationRan?: boolean | undefined;
   durationMs: number;
 }
 
@@ -68,8 +70,10 @@ export function createMetrics(): Metrics {
   poolGauge('db_pool_requests_waiting', 'Requests queued for a free pool connection.', (s) => s.waiting);
 
   const operations = new Set<string>();
-  const operationLabel = (name: string | null | undefined): string => {
+  const operationLabel = (name: string | null | undefined, ran: boolean): string => {
     if (!name) return '';
+    // Invalid documents and refused requests would otherwise let anyone fill every slot with made-up names.
+    if (!ran) return '(not run)';
     if (!OPERATION_NAME.test(name)) return '(invalid)';
     if (operations.has(name)) return name;
     if (operations.size >= MAX_OPERATION_NAMES) return '(other)';
@@ -80,7 +84,7 @@ export function createMetrics(): Metrics {
   return {
     registry,
     observeRequest(o) {
-      const operation = operationLabel(o.operation);
+      const operation = operationLabel(o.operation, o.operationRan === true);
       requests.inc({ method: o.method, route: o.route, operation, status: String(o.status) });
       latency.observe({ method: o.method, route: o.route, operation }, o.durationMs / 1000);
     },

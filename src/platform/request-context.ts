@@ -7,6 +7,8 @@ export interface RequestContext {
   route?: string;
   /** Filled by the GraphQL layer once the operation is known; the access line reports it. */
   operationName?: string | null;
+  /** The operation passed parsing and validation (or was answered from the cache, as one that had). */
+  operationRan?: boolean;
   /** Aborted at the deadline or when the client leaves; the database layer then stops its statements (abort.ts). */
   controller?: AbortController;
 }

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertProductTrees } from '../../src/modules/catalog/index.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
@@ -11,18 +11,18 @@ const SCREENSHOT = 'test-results/graphiql.png';
 
 let t: TestApp;
 let browser: Browser;
+let user: { email: string; password: string };
+let admin: { email: string; password: string };
 let token: string;
-let adminToken: string;
 let productId: string;
 beforeAll(async () => {
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} is missing: install it with \`apt-get install -y chromium\` (.ci/run does).`);
   }
   t = await startTestApp();
-  const user = await t.createUser();
+  user = await t.createUser({ name: 'Ada Lovelace' });
   token = await t.login(user.email, user.password);
-  const admin = await t.createUser({ isAdmin: true });
-  adminToken = await t.login(admin.email, admin.password);
+  admin = await t.createUser({ isAdmin: true });
   await insertProductTrees(t.database.handle.db, [
     {
       name: 'Walnut Writing Desk',
@@ -75,26 +75,56 @@ function foreignHost(url: string): string | null {
   return ['127.0.0.1', 'localhost', '[::1]'].includes(hostname) ? null : hostname;
 }
 
+const NESTED = (id: string) =>
+  `query Nested {\n  product(id: "${id}") {\n    id\n    name\n    sku\n    steps {\n      id\n      name\n      order\n      components {\n        id\n        name\n        customisations { id name type price }\n      }\n    }\n  }\n}\n`;
+
+/** Replaces what a Monaco editor holds, as a person would (Monaco auto-closes brackets: drop what it appended). */
+async function typeInto(page: Page, editor: Locator, text: string) {
+  await editor.click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.insertText(text);
+  await page.keyboard.press('Shift+ControlOrMeta+End');
+  await page.keyboard.press('Delete');
+}
+
+const queryEditor = (page: Page) => page.locator('.graphiql-query-editor .monaco-editor').first();
+const responsePane = (page: Page) => page.locator('.graphiql-response');
+const responseText = async (page: Page) => shown(await responsePane(page).innerText());
+
+async function run(page: Page) {
+  await page.locator('.graphiql-execute-button').click();
+}
+
+/** Signs in through the Account panel, which a page without a token opens by itself. */
+async function signIn(page: Page, who: { email: string; password: string }) {
+  const panel = page.locator('section.pcs-sign-in');
+  await panel.getByLabel('Email').fill(who.email);
+  await panel.getByLabel('Password').fill(who.password);
+  await panel.getByRole('button', { name: 'Sign in' }).click();
+  await expect.poll(() => page.getByTestId('signed-in-user').textContent().catch(() => ''), { timeout: 30_000 }).toContain(who.email);
+}
+
 describe('GraphiQL in chromium', () => {
-  it('runs the prefilled nested product query with a token from the headers editor', { timeout: 180_000 }, async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
+  it('signs in from its panel, runs the nested query in two tabs, shows Docs, survives a reload and signs out', { timeout: 240_000 }, async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const foreign: string[] = [];
     const assets = new Set<string>();
+    const logins: string[] = [];
     page.on('request', (request) => {
       const host = foreignHost(request.url());
       if (host) foreign.push(host);
       const asset = /\/graphql\/assets\/([\w.-]+?)\.[0-9a-f]{16}\./.exec(request.url());
       if (asset) assets.add(asset[1]!);
+      if (request.url().endsWith('/api/v1/login') || request.url().endsWith('/api/v1/logout')) logins.push(new URL(request.url()).pathname);
     });
     // The page must run under its Content-Security-Policy without a violation or an error:
     // chromium reports a refused script, style, worker or fetch as a console error.
     const problems: string[] = [];
     page.on('console', (message) => {
       if (message.type() !== 'error' && message.type() !== 'warning') return;
-      // Expected: GraphiQL introspects with the token template before a token is pasted.
-      const refusedIntrospection =
-        message.location().url === `${t.url}/graphql` && message.text().includes('status of 401');
-      if (!refusedIntrospection) problems.push(`console.${message.type()}: ${message.text()}`);
+      // Expected: the schema fetch before signing in, and the query after signing out, are refused.
+      const refused = message.location().url === `${t.url}/graphql` && message.text().includes('status of 401');
+      if (!refused) problems.push(`console.${message.type()}: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
     await page.exposeFunction('reportViolation', (v: string) => problems.push(`csp: ${v}`));
@@ -107,81 +137,93 @@ describe('GraphiQL in chromium', () => {
     });
 
     await page.goto(`${t.url}/graphql`, { waitUntil: 'load', timeout: 120_000 });
-
-    // Opens with the example query and the token header template.
-    const queryEditor = page.locator('.graphiql-query-editor .monaco-editor').first();
-    const headersEditor = page.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden) .monaco-editor').first();
-    await headersEditor.waitFor({ timeout: 60_000 });
-    expect(shown(await headersEditor.locator('.view-lines').innerText())).toContain(
-      '"Authorization": "Bearer <token from POST /api/v1/login>"',
-    );
-    const example = shown(await queryEditor.locator('.view-lines').innerText());
+    await queryEditor(page).waitFor({ timeout: 60_000 });
+    // Two example tabs, whose comments no longer ask for a pasted token.
+    const tabs = page.locator('.graphiql-tab');
+    await expect.poll(() => tabs.count(), { timeout: 60_000 }).toBe(2);
+    const example = shown(await queryEditor(page).locator('.view-lines').innerText());
     expect(example).toContain('product(id: "1")');
-    expect(example).toContain('customisations { id name type price }');
+    expect(example).toContain('Sign in with the Account panel');
+    expect(example).not.toContain('Headers tab');
 
-    // Replace the template with a real token, as a person would.
-    await headersEditor.click();
-    await page.keyboard.press('ControlOrMeta+A');
-    await page.keyboard.insertText(JSON.stringify({ Authorization: `Bearer ${token}` }));
-    // Monaco auto-closes brackets and quotes; drop what it appended.
-    await page.keyboard.press('Shift+ControlOrMeta+End');
-    await page.keyboard.press('Delete');
+    await signIn(page, user);
+    const panelText = await page.locator('section.pcs-sign-in').innerText();
+    expect(panelText).toContain('Ada Lovelace');
+    expect(panelText).toContain('* (all your role allows)');
+    // The token is this tab's alone: sessionStorage, never localStorage.
+    const panelToken = (await page.evaluate(() => sessionStorage.getItem('pcs:token')))!;
+    expect(panelToken).toMatch(/^\d+\|/);
+    expect(await page.evaluate(() => JSON.stringify({ ...localStorage }))).not.toContain(token.split('|')[0] + '|');
 
-    // The example asks for product "1"; point it at the product this test made.
-    if (productId !== '1') {
-      await queryEditor.click();
-      await page.keyboard.press('ControlOrMeta+A');
-      await page.keyboard.insertText(example.replace('product(id: "1")', `product(id: "${productId}")`));
-      await page.keyboard.press('Shift+ControlOrMeta+End');
-      await page.keyboard.press('Delete');
-    }
+    // Docs work straight after signing in: the schema was fetched again with the token.
+    await page.getByRole('button', { name: 'Show Documentation Explorer' }).click();
+    const docs = page.locator('.graphiql-doc-explorer');
+    await docs.getByText('Query', { exact: true }).first().click();
+    await expect.poll(async () => docs.innerText(), { timeout: 30_000 }).toContain('Product');
 
-    await page.locator('.graphiql-execute-button').click();
-    const response = page.locator('.graphiql-response');
-    await expect.poll(async () => shown(await response.innerText()), { timeout: 60_000 }).toContain('"data"');
-    await fs.promises.mkdir('test-results', { recursive: true });
-    await page.screenshot({ path: SCREENSHOT });
-
-    const text = shown(await response.innerText());
-    expect(text).toContain('"name": "Walnut Writing Desk"');
-    expect(text).toContain('"price": 0.29');
-    expect(text).toContain('"price": 129.5');
-    // What the pane shows is exactly what the API answers directly.
+    // The nested query, in the first tab and in a new one: both carry the token.
+    await typeInto(page, queryEditor(page), NESTED(productId));
+    await run(page);
+    await expect.poll(() => responseText(page), { timeout: 60_000 }).toContain('"Walnut Writing Desk"');
     const direct = await t.graphql(
       `{ product(id: "${productId}") { id name sku steps { id name order components { id name customisations { id name type price } } } } }`,
       { token },
     );
-    expect(JSON.parse(text)).toEqual(direct.body);
+    expect(JSON.parse(await responseText(page))).toEqual(direct.body);
+    await page.getByRole('button', { name: 'New tab' }).click();
+    await expect.poll(() => tabs.count()).toBe(3);
+    await typeInto(page, queryEditor(page), NESTED(productId));
+    await run(page);
+    await expect.poll(() => responseText(page), { timeout: 60_000 }).toContain('"price": 0.29');
+    expect(JSON.parse(await responseText(page))).toEqual(direct.body);
+    await page.getByRole('button', { name: 'Show Account' }).click();
+    await fs.promises.mkdir('test-results', { recursive: true });
+    await page.screenshot({ path: SCREENSHOT });
+
+    // The address names the active operation: reloading it opens the page (not JSON) with that
+    // query, still signed in, and adds no empty tab.
+    expect(decodeURIComponent(new URL(page.url()).searchParams.get('query') ?? '')).toContain('query Nested');
+    await page.reload({ waitUntil: 'load' });
+    await queryEditor(page).waitFor({ timeout: 60_000 });
+    await expect.poll(() => tabs.count(), { timeout: 30_000 }).toBe(3);
+    expect(shown(await queryEditor(page).locator('.view-lines').innerText())).toContain('query Nested');
+    const shared = `{ me { user { email } } }`;
+    await page.goto(`${t.url}/graphql?query=${encodeURIComponent(shared)}`, { waitUntil: 'load' });
+    await expect.poll(async () => shown(await queryEditor(page).locator('.view-lines').innerText()), { timeout: 60_000 }).toContain(shared);
+    await run(page);
+    await expect.poll(() => responseText(page), { timeout: 60_000 }).toContain(user.email);
+
+    // Signing out ends the token on the server: the next query is refused. (The panel stayed open across the reload.)
+    if (await page.getByRole('button', { name: 'Show Account' }).isVisible()) await page.getByRole('button', { name: 'Show Account' }).click();
+    await page.locator('section.pcs-sign-in').getByRole('button', { name: 'Sign out' }).click();
+    await page.locator('section.pcs-sign-in').getByLabel('Email').waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('pcs:token'))).toBeNull();
+    await run(page);
+    await expect.poll(() => responseText(page), { timeout: 60_000 }).toContain('Unauthenticated.');
+    expect((await t.graphql('{ me { user { id } } }', { token: panelToken })).status).toBe(401);
+    expect((await t.graphql('{ me { user { id } } }', { token })).status).toBe(200);
+    expect(logins).toEqual(['/api/v1/login', '/api/v1/logout']);
 
     expect(foreign).toEqual([]);
     expect(problems).toEqual([]);
     // Monaco ran its language services as workers loaded from the service's own assets.
-    expect([...assets].sort()).toEqual(['editor.worker', 'favicon', 'graphiql', 'graphql.worker', 'init', 'json.worker']);
+    expect([...assets].sort()).toEqual(['editor.worker', 'favicon', 'graphiql', 'graphql.worker', 'json.worker']);
     await page.close();
   });
 
   it('opens a second tab with a createProduct mutation that an administrator can run as it is', { timeout: 180_000 }, async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
     await page.goto(`${t.url}/graphql`, { waitUntil: 'load', timeout: 120_000 });
+    await signIn(page, admin);
     const tabs = page.locator('.graphiql-tab');
     await expect.poll(() => tabs.count(), { timeout: 60_000 }).toBe(2);
     await tabs.nth(1).click();
-
-    const queryEditor = page.locator('.graphiql-query-editor .monaco-editor').first();
-    await expect.poll(async () => shown(await queryEditor.locator('.view-lines').innerText()), { timeout: 60_000 }).toContain(
+    await expect.poll(async () => shown(await queryEditor(page).locator('.view-lines').innerText()), { timeout: 60_000 }).toContain(
       'mutation CreateProduct($input: CreateProductInput!)',
     );
-    const headersEditor = page.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden) .monaco-editor').first();
-    await headersEditor.click();
-    await page.keyboard.press('ControlOrMeta+A');
-    await page.keyboard.insertText(JSON.stringify({ Authorization: `Bearer ${adminToken}` }));
-    await page.keyboard.press('Shift+ControlOrMeta+End');
-    await page.keyboard.press('Delete');
-
-    await page.locator('.graphiql-execute-button').click();
-    const response = page.locator('.graphiql-response');
-    await expect.poll(async () => shown(await response.innerText()), { timeout: 60_000 }).toContain('"createProduct"');
-    const created = JSON.parse(shown(await response.innerText()));
+    await run(page);
+    await expect.poll(() => responseText(page), { timeout: 60_000 }).toContain('"createProduct"');
+    const created = JSON.parse(await responseText(page));
     expect(created.errors).toBeUndefined();
     expect(created.data.createProduct).toMatchObject({ name: 'Walnut Desk', sku: 'DESK-001' });
     const stored = await t.graphql(`query ($id: ID!) { product(id: $id) { sku steps { components { customisations { price } } } } }`, {

@@ -10,6 +10,8 @@ import { createCliTarget, type CliTarget } from '../support/cli.ts';
 const SLOW = 60_000;
 let a: CliTarget;
 let b: CliTarget;
+/** For the tests of hostile files, migrated up front so that they run alone too. */
+let c: CliTarget;
 let dir: string;
 
 const file = (name: string) => path.join(dir, name);
@@ -52,11 +54,13 @@ async function rows(target: CliTarget) {
 }
 
 beforeAll(async () => {
-  [a, b] = await Promise.all([createCliTarget(), createCliTarget()]);
+  [a, b, c] = await Promise.all([createCliTarget(), createCliTarget(), createCliTarget()]);
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pcs-transfer-'));
+  const migrated = await c.run('migrate', []);
+  if (migrated.code !== 0) throw new Error(migrated.stderr);
 });
 afterAll(async () => {
-  await Promise.all([a?.drop(), b?.drop()]);
+  await Promise.all([a?.drop(), b?.drop(), c?.drop()]);
   await fs.rm(dir, { recursive: true, force: true });
 });
 
@@ -126,7 +130,7 @@ describe('catalog:export and catalog:import', () => {
     expect(mixed.stdout).toContain('products.2.name: The name field is required.');
     expect(mixed.stdout).toMatch(/products\.3\.steps\.0\.components\.0\.customisations\.0\.price: Float cannot represent non numeric value: "1\.00"/);
     expect(mixed.stdout).toContain('products.4.sku: The sku appears earlier in the file (products.0).');
-    expect(mixed.stdout).toContain('products.5: Expected type "UpsertProductInput" to be an object.');
+    expect(mixed.stdout).toContain('products.5: Each product must be an object.');
     expect((await rows(b)).products!.length).toBe(before + 1);
   }, SLOW);
 
@@ -147,5 +151,73 @@ describe('catalog:export and catalog:import', () => {
     }
     expect((await b.run('admin', ['catalog:import'])).code).toBe(2);
     expect(await rows(b)).toEqual(before);
+  }, SLOW);
+
+  it('finishes the import whatever one entry holds: each fails on its own, with a reason, in file order', async () => {
+    await write('hostile.json', {
+      products: [
+        { sku: 'OK-A', name: 'Fine A', steps: [] },
+        // Valid JSON and valid input, but PostgreSQL text cannot hold it: the database refuses that product.
+        { sku: 'NUL-1', name: 'a\u0000b', steps: [] },
+        null,
+        { sku: 'D-9', name: 'First', steps: [] },
+        { sku: ' D-9 ', name: 'Second', steps: [] },
+        { sku: 'D-9\t', name: 'Third', steps: [] },
+        // Refused by its length while the file is read, never decoded into a 5 MB string.
+        { sku: 'BIG-1', name: 'x'.repeat(5_000_000), steps: [] },
+        { sku: 'OK-B', name: 'Fine B', steps: [] },
+      ],
+    });
+    const res = await c.run('admin', ['catalog:import', file('hostile.json')]);
+    expect(res.code, res.stderr).toBe(1);
+    expect(res.stderr).toBe('');
+    const lines = res.stdout.split('\n');
+    expect(lines.slice(0, 3)).toEqual(['created 3, updated 0, unchanged 0, failed 5.', 'products.1 (sku "NUL-1"):', expect.stringMatching(/^ {2}products\.1(\.name)?: .*(0x00|NUL|null character)/i)]);
+    expect(lines.slice(3)).toEqual([
+      'products.2:',
+      '  products.2: Each product must be an object.',
+      'products.4 (sku " D-9 "):',
+      '  products.4.sku: The sku appears earlier in the file (products.3).',
+      'products.5 (sku "D-9\\t"):',
+      '  products.5.sku: The sku appears earlier in the file (products.3).',
+      'products.6 (sku "BIG-1"):',
+      '  products.6.name: The name must not be greater than 4096 bytes in an import file (it has 5000000).',
+      '',
+    ]);
+    const products = (await rows(c)).products as { sku: string; name: string }[];
+    expect(products.map((p) => [p.sku, p.name])).toEqual([
+      ['OK-A', 'Fine A'],
+      ['D-9', 'First'],
+      ['OK-B', 'Fine B'],
+    ]);
+  }, SLOW);
+
+  it('refuses a file that is not JSON or not {"products": [...]} before writing anything, saying where', async () => {
+    const before = await rows(c);
+    // The first product is fine: the whole file is checked before the first write.
+    const good = '{"sku":"LATE-1","name":"Late","steps":[]}';
+    const truncated = `{"products": [${good}, {"sku": "X"`;
+    const colon = `{"products": [${good}, {"sku" "X"}]}`;
+    const trailing = `{"products": [${good}]} {}`;
+    for (const [body, message] of [
+      [truncated, `is not valid JSON: Unexpected end of the file at byte ${truncated.length}.`],
+      [colon, `is not valid JSON: Expected ":", found """ at byte ${colon.lastIndexOf('"X"')}.`],
+      [trailing, `is not valid JSON: Unexpected "{" after the end of the JSON value at byte ${trailing.lastIndexOf('{')}.`],
+      [`{"products": [${good}], "products": []}`, 'must hold a JSON object {"products": [...]}.'],
+    ] as const) {
+      await write('bad.json', body);
+      const res = await c.run('admin', ['catalog:import', file('bad.json')]);
+      expect(res.code, body).toBe(2);
+      expect(res.stderr, body).toBe(`Error: ${file('bad.json')} ${message}\n`);
+      expect(res.stdout).toBe('');
+    }
+    expect(await rows(c)).toEqual(before);
+  }, 2 * SLOW);
+
+  it('stops with exit 75 and a clear message when the database is unavailable', async () => {
+    await write('one.json', { products: [{ sku: 'ONE-1', name: 'One', steps: [] }] });
+    const res = await c.run('admin', ['catalog:import', file('one.json')], { env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' } });
+    expect(res.code).toBe(75);
+    expect(res.stderr).toMatch(/^Error: The database is unavailable \(.*ECONNREFUSED.*\); the import stopped\. Run it again when the database is back\.\n$/);
   }, SLOW);
 });

@@ -267,3 +267,57 @@ describe('save bound', () => {
     await mutate(limited, a, SAVE, { productId, selections });
   });
 });
+
+describe('rules in the catalogue: one stamp per write, the product counts, the answer bound', () => {
+  let c: TestApp;
+  let productId: string;
+  let customisations: string[];
+  beforeAll(async () => {
+    c = await startTestApp({ env: { GRAPHQL_MAX_ANSWER_FIELDS: '100' } });
+    const { admin: a } = await adminAndUserTokens(c);
+    const six = Array.from({ length: 6 }, (_, i) => `{ name: "X${i}", type: "colour", price: 1 }`).join(', ');
+    const created = await mutate(
+      c,
+      a,
+      `mutation { createProduct(input: { name: "R", sku: "R-1", steps: [{ name: "S", order: 1, components: [{ name: "C", position: 1, customisations: [${six}] }] }] }) { id steps { components { customisations { id } } } } }`,
+    );
+    productId = created.createProduct.id;
+    customisations = created.createProduct.steps[0].components[0].customisations.map((x: { id: string }) => x.id);
+  });
+  afterAll(() => c?.close());
+
+  it('a rule and a step written in one transaction: the product takes the write’s one stamp, and counts the step', async () => {
+    const db = c.database.handle.db;
+    const stamp = async () =>
+      (await sql<{ ms: number; steps: number }>`SELECT (extract(epoch FROM updated_at) * 1000)::float8 AS ms, step_count AS steps FROM products WHERE id = ${productId}`.execute(db)).rows[0]!;
+    const before = await stamp();
+    const stepMs = await db.transaction().execute(async (trx) => {
+      await sql`INSERT INTO configuration_rules (product_id, kind, customisation_id, other_customisation_id) VALUES (${productId}, 'REQUIRES', ${customisations[0]}, ${customisations[1]})`.execute(trx);
+      const step = await sql<{ ms: number }>`
+        INSERT INTO steps (product_id, name, "order") VALUES (${productId}, 'Extra', 2) RETURNING (extract(epoch FROM updated_at) * 1000)::float8 AS ms`.execute(trx);
+      return step.rows[0]!.ms;
+    });
+    const after = await stamp();
+    expect(after.ms).toBeGreaterThan(before.ms);
+    expect(after.ms).toBe(stepMs);
+    expect([before.steps, after.steps]).toEqual([1, 2]);
+    // A rule deleted alone still moves the product forward.
+    await sql`DELETE FROM configuration_rules WHERE product_id = ${productId}`.execute(db);
+    expect((await stamp()).ms).toBeGreaterThan(after.ms);
+  });
+
+  it('rules are priced at their real number: 30 rules of 6 fields are over a bound of 100, their ids are not', async () => {
+    const db = c.database.handle.db;
+    for (const x of customisations) {
+      for (const y of customisations) {
+        if (x !== y) await sql`INSERT INTO configuration_rules (product_id, kind, customisation_id, other_customisation_id) VALUES (${productId}, 'REQUIRES', ${x}, ${y})`.execute(db);
+      }
+    }
+    const wide = await c.graphql(`{ product(id: "${productId}") { rules { id kind customisation { id name } other { id } } } }`, { token: (await adminAndUserTokens(c)).user });
+    expect(wide.body.data).toBeUndefined();
+    expect(wide.body.errors[0].message).toMatch(/^Answer size limit of 100 fields exceeded, found at least \d+\./);
+    const ids = await c.graphql(`{ product(id: "${productId}") { rules { id } } }`, { token: (await adminAndUserTokens(c)).user });
+    expect(ids.body.errors).toBeUndefined();
+    expect(ids.body.data.product.rules).toHaveLength(30);
+  });
+});

@@ -79,6 +79,41 @@ describe.skipIf(!onPostgres)('per-token fairness (PostgreSQL)', () => {
   });
 });
 
+describe.skipIf(!onPostgres)('per-user fairness (PostgreSQL)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: '2', GRAPHQL_MAX_IN_FLIGHT_PER_USER: '3' } });
+    await seedCatalog(t.app.database.db, { products: 10, seed: 3, shape: { steps: 1, components: 1, customisations: 1 } });
+  });
+  afterAll(() => t?.close());
+
+  it("a user's tokens together get 429 past the per-user cap, each under its own; other users are served", async () => {
+    const user = await t.createUser();
+    const first = await t.login(user.email, user.password);
+    const second = await t.login(user.email, user.password);
+    const other = await tokenFor(t);
+    const lock = await lockProducts(t.database.url!);
+    let held: Promise<{ status: number }>[] = [];
+    try {
+      held = [PAGE, PAGE].map((query) => postGraphQL(t, first, { query }));
+      held.push(postGraphQL(t, second, { query: PAGE }));
+      await until(async () => (await lock.waiting()) === 3);
+      // The second token has one request in flight of its 2, but the user has 3 of 3.
+      const refused = await postGraphQL(t, second, { query: '{ __typename }' });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(refused.body).toEqual({
+        errors: [{ message: 'Too many requests in flight for this user.', extensions: { code: 'TOO_MANY_REQUESTS' } }],
+      });
+      expect((await postGraphQL(t, other, { query: '{ __typename }' })).status).toBe(200);
+    } finally {
+      await lock.release();
+    }
+    expect((await Promise.all(held)).map((r) => r.status)).toEqual([200, 200, 200]);
+    expect((await postGraphQL(t, second, { query: PAGE })).status).toBe(200);
+  });
+});
+
 describe('per-token fairness with keep-alive', () => {
   it('a client sending one request at a time on one connection is never refused, even at a limit of 1', async () => {
     const t = await startTestApp({ env: { GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: '1' } });

@@ -75,6 +75,7 @@ describe('migrations', () => {
       'configuration_rules.product_id',
       'configurations.user_id',
       'customisations.component_id',
+      'personal_access_tokens.parent_id',
       'personal_access_tokens.user_id',
       'steps.product_id',
     ]);

@@ -145,6 +145,34 @@ describe('GET /metrics', () => {
     }
   });
 
+  it('label operations by name only once they ran: made-up names on invalid documents take no label slot', async () => {
+    const other = await startTestApp({ env: { METRICS_TOKEN } });
+    try {
+      const u = await other.createUser();
+      const own = await other.login(u.email, u.password);
+      // 200 names: every label slot there is (platform/metrics.ts), 20 requests at a time.
+      const madeUp = async (i: number) => {
+        const res = await fetch(`${other.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${own}` },
+          body: JSON.stringify({ query: `query MadeUp${i} { noSuchField }`, operationName: `MadeUp${i}` }),
+        });
+        return res.status;
+      };
+      for (let i = 0; i < 200; i += 20) {
+        expect(await Promise.all(Array.from({ length: 20 }, (_, j) => madeUp(i + j)))).toEqual(Array(20).fill(400));
+      }
+      expect((await other.graphql('query RealAfterFlood { __typename }', { token: own })).status).toBe(200);
+      const res = await fetch(`${other.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      const text = await res.text();
+      expect(text).toMatch(/^http_requests_total\{method="POST",route="\/graphql",operation="RealAfterFlood",status="200"\} 1$/m);
+      expect(text).toMatch(/^http_requests_total\{method="POST",route="\/graphql",operation="\(not run\)",status="400"\} 200$/m);
+      expect(text).not.toContain('MadeUp');
+    } finally {
+      await other.close();
+    }
+  }, 120_000);
+
   it('label raw paths by route, so ids and junk do not become series', async () => {
     await fetch(`${t.url}/no/such/path/12345`);
     const text = await (await scrape(`Bearer ${METRICS_TOKEN}`)).text();

@@ -137,12 +137,37 @@ describe('the response cache bounds', () => {
     }
   }
 
+  // Once full, an answer is kept only when asked for a second time (the doorkeeper below), so each is asked twice.
   it('holds at most RESPONSE_CACHE_MAX_ENTRIES answers, evicting the least recently used', () =>
     withApp({ RESPONSE_CACHE_MAX_ENTRIES: '2' }, 4, async (t, token) => {
       const ids = (await t.graphql(PAGE, { token })).body.data.products.data.map((p: { id: string }) => p.id);
-      for (const id of ids) await t.graphql(PRODUCT, { token, variables: { id } });
+      for (const id of ids) for (let i = 0; i < 2; i++) await t.graphql(PRODUCT, { token, variables: { id } });
       expect(await metric(t, 'graphql_response_cache_entries')).toBe(2);
-      expect(await metric(t, 'graphql_response_cache_evictions_total')).toBeGreaterThanOrEqual(ids.length - 1);
+      // PAGE and the first product filled the free room; each later product, asked again, evicted one.
+      expect(await metric(t, 'graphql_response_cache_evictions_total')).toBe(ids.length - 1);
+      t.database.queries.reset();
+      await t.graphql(PRODUCT, { token, variables: { id: ids.at(-1) } });
+      expect(t.database.queries.statements.filter((s) => !/personal_access_tokens/.test(s))).toEqual([]);
+    }));
+
+  it('a full cache admits only answers asked for twice: a flood of unique queries leaves the popular ones', () =>
+    withApp({ RESPONSE_CACHE_MAX_ENTRIES: '6' }, 4, async (t, token) => {
+      const ids = (await t.graphql(PAGE, { token })).body.data.products.data.map((p: { id: string }) => p.id);
+      const popular = ids.map((id: string) => () => t.graphql(PRODUCT, { token, variables: { id } }));
+      for (const ask of popular) for (let i = 0; i < 2; i++) await ask();
+      const flood = 'query ($n: Int!) { products(first: $n) { data { id } } }';
+      for (let n = 1; n <= 60; n++) expect((await t.graphql(flood, { token, variables: { n } })).status).toBe(200);
+      expect(await metric(t, 'graphql_response_cache_admissions_refused_total')).toBeGreaterThanOrEqual(59);
+      const hits = await metric(t, 'graphql_response_cache_hits_total');
+      t.database.queries.reset();
+      for (const ask of popular) expect((await ask()).status).toBe(200);
+      expect(t.database.queries.statements.filter((s) => !/personal_access_tokens/.test(s))).toEqual([]);
+      expect(await metric(t, 'graphql_response_cache_hits_total')).toBe(hits + popular.length);
+      // A query that keeps coming back still gets in, evicting the least recently used.
+      for (let i = 0; i < 2; i++) await t.graphql(flood, { token, variables: { n: 7 } });
+      t.database.queries.reset();
+      await t.graphql(flood, { token, variables: { n: 7 } });
+      expect(t.database.queries.statements.filter((s) => !/personal_access_tokens/.test(s))).toEqual([]);
     }));
 
   it('never keeps an answer larger than RESPONSE_CACHE_MAX_BYTES', () =>

@@ -18,8 +18,17 @@ describe('loadConfig', () => {
       corsOrigins: [],
       graphiqlMaxConcurrentSends: 8,
       graphiqlSendTimeoutMs: 30_000,
+      graphqlMaxInFlightPerToken: 16,
+      graphqlMaxInFlightPerUser: 32,
+      responseSend: { timeoutMs: 30_000, maxBufferedBytes: 1024 * 1024, stallTimeoutMs: 5_000 },
     });
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('caps a user at twice the per-token cap unless told otherwise', () => {
+    expect(loadConfig({ GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: '5' }).graphqlMaxInFlightPerUser).toBe(10);
+    expect(loadConfig({ GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: '5', GRAPHQL_MAX_IN_FLIGHT_PER_USER: '64' }).graphqlMaxInFlightPerUser).toBe(64);
+    expect(() => loadConfig({ RESPONSE_SEND_TIMEOUT_MS: '10' })).toThrow(ConfigError);
   });
 
   it('parses every variable it knows', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ValidationFailed } from '../../src/platform/errors.ts';
 import { checkChanges, checkProduct, customisationRules } from '../../src/modules/catalog/write-validation.ts';
 
-const limits = { maxSteps: 2, maxComponentsPerStep: 2, maxCustomisationsPerComponent: 2 };
+const limits = { maxSteps: 2, maxComponentsPerStep: 2, maxCustomisationsPerComponent: 2, maxComponentsPerProduct: 3, maxCustomisationsPerProduct: 5 };
 const errorsOf = (run: () => unknown) => {
   try {
     run();
@@ -34,6 +34,15 @@ describe('catalogue input rules', () => {
   it('uses the configured limits', () => {
     const steps = [0, 1, 2].map((order) => ({ name: 's', order }));
     expect(errorsOf(() => checkProduct({ name: 'n', sku: 's', steps }, limits))).toEqual({ 'input.steps': ['The steps must not have more than 2 items.'] });
+  });
+
+  it('bounds the product in all: the totals are checked before the rows', () => {
+    const component = (n: number) => ({ name: 'c', position: 0, customisations: Array.from({ length: n }, () => ({ name: 'x', type: 't', price: 1 })) });
+    const step = (order: number, ...sizes: number[]) => ({ name: 's', order, components: sizes.map(component) });
+    expect(() => checkProduct({ name: 'n', sku: 's', steps: [step(0, 2, 2), step(1, 1)] }, limits)).not.toThrow();
+    expect(errorsOf(() => checkProduct({ name: 'n', sku: 's', steps: [step(0, 2, 2), step(1, 1, 1)] }, limits))).toEqual({
+      'input.steps': ['A product may have at most 3 components in all; this would make 4.', 'A product may have at most 5 customisations in all; this would make 6.'],
+    });
   });
 
   it('checks only the fields an update sets; null keeps the stored value', () => {

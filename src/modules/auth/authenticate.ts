@@ -15,6 +15,27 @@ export function tokenExpiry(token: { created_at: Date; expires_at: Date | null }
   return token.expires_at < lifetimeEnd ? token.expires_at : lifetimeEnd;
 }
 
+/** When each token stops working, its ancestors' ends included (all of a user's tokens given, parents among them). */
+export function chainExpiries(
+  tokens: readonly { id: string; parent_id: string | null; created_at: Date; expires_at: Date | null }[],
+  lifetimeMinutes: number | undefined,
+): Map<string, Date | null> {
+  const byId = new Map(tokens.map((t) => [String(t.id), t]));
+  const ends = new Map<string, Date | null>();
+  const endOf = (id: string): Date | null => {
+    if (ends.has(id)) return ends.get(id)!;
+    const token = byId.get(id)!;
+    const own = tokenExpiry(token, lifetimeMinutes);
+    // parent_id < id: ids ascending visit parents first, so this recursion is at most one level deep in practice.
+    const parent = token.parent_id !== null && byId.has(String(token.parent_id)) ? endOf(String(token.parent_id)) : null;
+    const end = !parent ? own : !own || parent < own ? parent : own;
+    ends.set(id, end);
+    return end;
+  };
+  for (const id of [...byId.keys()].sort((a, b) => Number(a) - Number(b))) endOf(id);
+  return ends;
+}
+
 /**
  * A request's scopes: the token's abilities with `*` expanded to every declared one, unknown names
  * dropped, and admin-only abilities dropped for users who are not administrators.
@@ -52,7 +73,8 @@ export function createAuthenticator(deps: {
     if (!found || !secretMatchesHash(parsed.secret, found.row.token_hash)) return null;
     const { row } = found;
     const now = Date.now();
-    const expiry = tokenExpiry({ created_at: row.token_created_at, expires_at: row.expires_at }, lifetimeMinutes);
+    // The chain's soonest end: a token never outlives the token it was created from.
+    const expiry = tokenExpiry({ created_at: row.lifetime_from, expires_at: row.expires_at }, lifetimeMinutes);
     if (expiry && expiry.getTime() <= now) return null;
     // Only verified, unexpired tokens are kept: a guessed id cannot fill the cache.
     if (found.keep !== undefined) cache!.set(parsed.id, row, found.keep);

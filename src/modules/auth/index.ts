@@ -1,7 +1,10 @@
+import { fileURLToPath } from 'node:url';
 import { Gauge } from 'prom-client';
+import type { GraphQLModule } from '../../graphql/context.ts';
 import type { Module } from '../module.ts';
 import { createAuthenticator } from './authenticate.ts';
-import { createAuthRoutes } from './routes.ts';
+import { authResolvers, createAuthRequest } from './me.ts';
+import { createAuthRoutes, TOKENS_MANAGE } from './routes.ts';
 import { createAuthService } from './service.ts';
 import type { AuthTables } from './tables.ts';
 import { createTokenCache } from './token-cache.ts';
@@ -10,10 +13,19 @@ export type { AuthTables } from './tables.ts';
 export { createAuthService, normaliseEmail, type AuthService } from './service.ts';
 export { countUsers } from './repository.ts';
 export { TOKENS_CHANGED } from './token-cache.ts';
+export { TOKENS_MANAGE } from './routes.ts';
 
 /** Users, tokens and the login throttle: the /api/v1 routes and the authentication of every request. */
 export const authModule = {
   name: 'auth',
+  abilities: [
+    { name: TOKENS_MANAGE, description: "List, create and revoke the user's tokens (any token may log itself out)." },
+  ],
+  // `me` only; its fields are per caller, so none is listed as public to the response cache.
+  graphql: {
+    schemaDir: fileURLToPath(new URL('../../../schema/auth', import.meta.url)),
+    resolvers: authResolvers,
+  } as GraphQLModule,
   create({ db, config, logger, registry, abilities, changes }) {
     const cache =
       changes && config.tokenCache.maxEntries > 0 ? createTokenCache({ ...config.tokenCache, feed: changes, registry }) : undefined;
@@ -28,6 +40,7 @@ export const authModule = {
       service,
       authenticate: createAuthenticator({ db, lifetimeMinutes: config.tokenExpirationMinutes, logger, abilities, cache }),
       routes: createAuthRoutes(service, registry, abilities),
+      graphqlContext: () => createAuthRequest(db),
     };
   },
 } satisfies Module<AuthTables>;

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { AuthDb } from './tables.ts';
+import type { AuthDb, TokenKind } from './tables.ts';
 import { preparedQuery } from '../../platform/prepared.ts';
 
 export interface UserRow {
@@ -16,7 +16,10 @@ export interface TokenWithUserRow {
   token_hash: string;
   abilities: string[];
   token_created_at: Date;
+  /** The soonest own expires_at along the token and its ancestors. */
   expires_at: Date | null;
+  /** The oldest created_at along the token and its ancestors: where the instance lifetime counts from. */
+  lifetime_from: Date;
   last_used_at: Date | null;
   user_id: string;
   user_name: string;
@@ -33,6 +36,8 @@ export interface TokenRow {
   last_used_at: Date | null;
   expires_at: Date | null;
   abilities: string[];
+  parent_id: string | null;
+  kind: TokenKind;
 }
 
 /** Thrown by insertUser when the email is taken; the unique violation is known here, not upstream. */
@@ -77,9 +82,20 @@ export async function updatePasswordHash(db: AuthDb, userId: string, passwordHas
     .execute();
 }
 
+const TOKEN_COLUMNS = ['id', 'user_id', 'name', 'created_at', 'last_used_at', 'expires_at', 'abilities', 'parent_id', 'kind'] as const;
+
 export async function insertToken(
   db: AuthDb,
-  token: { userId: string; name: string; tokenHash: string; expiresAt: Date | null; abilities?: readonly string[] },
+  token: {
+    userId: string;
+    name: string;
+    tokenHash: string;
+    expiresAt: Date | null;
+    abilities?: readonly string[];
+    /** Default `created`. */
+    kind?: TokenKind;
+    parentId?: string | null;
+  },
 ): Promise<TokenRow> {
   return db
     .insertInto('personal_access_tokens')
@@ -88,35 +104,84 @@ export async function insertToken(
       name: token.name,
       token_hash: token.tokenHash,
       expires_at: token.expiresAt,
+      kind: token.kind ?? 'created',
+      parent_id: token.parentId ?? null,
       ...(token.abilities ? { abilities: sql<string[]>`${JSON.stringify(token.abilities)}::jsonb` } : {}),
     })
-    .returning(['id', 'user_id', 'name', 'created_at', 'last_used_at', 'expires_at', 'abilities'])
+    .returning(TOKEN_COLUMNS)
     .executeTakeFirstOrThrow();
 }
 
-const tokenWithUser = preparedQuery<TokenWithUserRow>('auth_token_with_user', (db: AuthDb) =>
-  db
-    .selectFrom('personal_access_tokens as t')
-    .innerJoin('users as u', 'u.id', 't.user_id')
-    .select([
-      't.id as token_id',
-      't.token_hash',
-      't.abilities',
-      't.created_at as token_created_at',
-      't.expires_at',
-      't.last_used_at',
-      'u.id as user_id',
-      'u.name as user_name',
-      'u.email as user_email',
-      'u.is_admin as user_is_admin',
-      'u.created_at as user_created_at',
-    ])
-    .where('t.id', '=', '0'),
+/**
+ * Serialises the token-count checks of one user (the row lock is released at commit); NO KEY UPDATE does not
+ * block the inserts of other transactions (their foreign-key check takes KEY SHARE). False: no such user.
+ */
+export async function lockUserForTokens(trx: AuthDb, userId: string): Promise<boolean> {
+  const row = await trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function countTokens(db: AuthDb, userId: string, kind: TokenKind): Promise<number> {
+  const row = await db
+    .selectFrom('personal_access_tokens')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('user_id', '=', userId)
+    .where('kind', '=', kind)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** KEY SHARE: a revocation of this token waits for the caller's transaction, then takes its new child along. */
+export async function findTokenKind(db: AuthDb, tokenId: string): Promise<TokenKind | undefined> {
+  const row = await db.selectFrom('personal_access_tokens').select('kind').where('id', '=', tokenId).forKeyShare().executeTakeFirst();
+  return row?.kind;
+}
+
+/** Deletes the user's login tokens but the newest `keep`; returns how many went. */
+export async function deleteOldestLoginTokens(db: AuthDb, userId: string, keep: number): Promise<number> {
+  const result = await db
+    .deleteFrom('personal_access_tokens')
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'login')
+    .where('id', 'not in', (eb) =>
+      eb
+        .selectFrom('personal_access_tokens')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('kind', '=', 'login')
+        .orderBy('id', 'desc')
+        .limit(keep),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
+ * A token is only as good as the tokens it was created from: `expires_at` is the soonest of its own and its
+ * ancestors' (parent_id < id bounds the walk), `lifetime_from` the oldest creation time, where the instance
+ * lifetime (TOKEN_EXPIRATION_MINUTES) of the chain ends first. A revoked ancestor took the token with it (cascade).
+ */
+const tokenWithUser = preparedQuery<TokenWithUserRow>('auth_token_with_user_chain', (db: AuthDb) =>
+  sql<TokenWithUserRow>`
+    WITH RECURSIVE chain (id, parent_id, created_at, expires_at) AS (
+      SELECT id, parent_id, created_at, expires_at FROM personal_access_tokens WHERE id = ${'0'}
+      UNION ALL
+      SELECT p.id, p.parent_id, p.created_at, p.expires_at
+      FROM personal_access_tokens p JOIN chain c ON p.id = c.parent_id
+    )
+    SELECT t.id AS token_id, t.token_hash, t.abilities, t.created_at AS token_created_at,
+      (SELECT min(expires_at) FROM chain) AS expires_at,
+      (SELECT min(created_at) FROM chain) AS lifetime_from,
+      t.last_used_at, u.id AS user_id, u.name AS user_name, u.email AS user_email,
+      u.is_admin AS user_is_admin, u.created_at AS user_created_at
+    FROM personal_access_tokens t JOIN users u ON u.id = t.user_id
+    WHERE t.id = ${'0'}
+  `.compile(db),
 );
 
-/** The one statement every authenticated request costs, hence prepared. */
+/** The one statement every authenticated request costs (the token cache aside), hence prepared. */
 export async function findTokenWithUser(db: AuthDb, tokenId: string): Promise<TokenWithUserRow | undefined> {
-  return (await tokenWithUser.execute(db, [tokenId]))[0];
+  return (await tokenWithUser.execute(db, [tokenId, tokenId]))[0];
 }
 
 /** Records use at most once a minute per token: the WHERE makes concurrent touches a no-op. */
@@ -151,7 +216,7 @@ export async function findTokens(db: AuthDb, filter: { userId?: string } = {}): 
   let query = db
     .selectFrom('personal_access_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
-    .select(['t.id', 't.user_id', 't.name', 't.created_at', 't.last_used_at', 't.expires_at', 't.abilities', 'u.email'])
+    .select(['t.id', 't.user_id', 't.name', 't.created_at', 't.last_used_at', 't.expires_at', 't.abilities', 't.parent_id', 't.kind', 'u.email'])
     .orderBy('t.id');
   if (filter.userId !== undefined) query = query.where('t.user_id', '=', filter.userId);
   return query.execute();
@@ -236,4 +301,10 @@ export async function releaseLoginThrottle(db: AuthDb, keys: readonly string[]):
 
 export async function clearLoginThrottle(db: AuthDb, key: string): Promise<void> {
   await db.deleteFrom('login_throttle').where('key', '=', key).execute();
+}
+
+/** A token's name, for `me` (authentication does not load it: no request but `me` needs it). */
+export async function findTokenName(db: AuthDb, tokenId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('personal_access_tokens').select('name').where('id', '=', tokenId).executeTakeFirst();
+  return row?.name;
 }

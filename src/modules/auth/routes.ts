@@ -5,12 +5,23 @@ import { readObjectBody } from '../../http/body.ts';
 import { sendJson } from '../../http/respond.ts';
 import type { Route, RouteContext } from '../../http/router.ts';
 import { isDatabaseUnavailable } from '../../platform/db-errors.ts';
-import { HttpError, NO_STORE, type FieldErrors } from '../../platform/errors.ts';
+import { HttpError, NO_STORE, unauthenticatedHttpError, type FieldErrors } from '../../platform/errors.ts';
 import { parseRowId } from '../../platform/ids.ts';
-import type { Ability } from '../../platform/session.ts';
-import { AbilityEscalationError, presentUser, type AuthService, type TokenSummary } from './service.ts';
+import type { Ability, Session } from '../../platform/session.ts';
+import {
+  AbilityEscalationError,
+  CallerTokenGoneError,
+  presentUser,
+  TokenLimitError,
+  type AuthService,
+  type TokenSummary,
+} from './service.ts';
+import { forbiddenTextMessage, hasForbiddenText, isInvisibleText } from '../../platform/text.ts';
 
 // Bodies as the original service shaped them.
+
+/** Listing, creating and revoking tokens; logging out needs no ability (any token may end itself). */
+export const TOKENS_MANAGE = 'tokens:manage';
 
 const REST_BODY_LIMIT = 16 * 1024;
 const MAX_PASSWORD_BYTES = 1024;
@@ -31,6 +42,13 @@ function createLoginCounter(registry: Registry) {
 function failedLoginOutcome(err: unknown): LoginOutcome {
   if (err instanceof HttpError) return err.status < 500 ? 'invalid' : 'unavailable';
   return isDatabaseUnavailable(err) ? 'unavailable' : 'error';
+}
+
+const forbidden = () => new HttpError(403, 'This action is unauthorized.', { headers: NO_STORE });
+
+/** Before the body is read: a token without the ability learns nothing else from the answer. */
+function requireTokensManage(session: Session): void {
+  if (!session.scopes.includes(TOKENS_MANAGE)) throw forbidden();
 }
 
 /** Set before anything can fail, so error answers carry it too (writeHead merges it in). */
@@ -74,8 +92,10 @@ export function tokenSchema(declared: readonly Ability[]) {
     name: z
       .string({ error: (i) => (i.input === undefined ? 'The name field is required.' : 'The name field must be a string.') })
       .trim()
-      .min(1, { error: 'The name field is required.' })
-      .max(255, { error: 'The name field must not be greater than 255 characters.' }),
+      // Empty, or nothing a reader would see (zero-width spaces…): the same as no name.
+      .refine((name) => !isInvisibleText(name), { error: 'The name field is required.', abort: true })
+      .max(255, { error: 'The name field must not be greater than 255 characters.' })
+      .refine((name) => !hasForbiddenText(name), { error: forbiddenTextMessage('name') }),
     abilities: z
       .array(z.string().refine((a) => names.includes(a), { error: `Each ability must be one of: ${names.join(', ')}.` }), {
         error: 'The abilities field must be a list of strings.',
@@ -161,6 +181,7 @@ export function createAuthRoutes(auth: AuthService, registry: Registry, abilitie
       auth: true,
       async handle({ res, session }) {
         noStore(res);
+        requireTokensManage(session!);
         const tokens = await auth.listTokens(session!);
         sendJson(res, 200, { success: true, data: tokens.map(presentToken) }, NO_STORE);
       },
@@ -171,6 +192,7 @@ export function createAuthRoutes(auth: AuthService, registry: Registry, abilitie
       auth: true,
       async handle({ req, res, session, ip }) {
         noStore(res);
+        requireTokensManage(session!);
         const parsed = newToken.safeParse(await readObjectBody(req, REST_BODY_LIMIT));
         if (!parsed.success) throw validationError(parsed.error.issues);
         const { name, abilities: asked, expires_at: expiresAt } = parsed.data;
@@ -179,7 +201,9 @@ export function createAuthRoutes(auth: AuthService, registry: Registry, abilitie
           const { current: _current, last_used_at: _unused, ...shown } = presentToken(summary);
           sendJson(res, 201, { success: true, data: { token, ...shown } }, NO_STORE);
         } catch (err) {
-          if (err instanceof AbilityEscalationError) throw new HttpError(403, err.message, { headers: NO_STORE });
+          if (err instanceof AbilityEscalationError) throw forbidden();
+          if (err instanceof TokenLimitError) throw new HttpError(422, err.message, { errors: { tokens: [err.message] }, headers: NO_STORE });
+          if (err instanceof CallerTokenGoneError) throw unauthenticatedHttpError();
           throw err;
         }
       },
@@ -190,6 +214,7 @@ export function createAuthRoutes(auth: AuthService, registry: Registry, abilitie
       auth: true,
       async handle({ res, session, params, ip }) {
         noStore(res);
+        requireTokensManage(session!);
         const id = parseRowId(params.id ?? '');
         // Not a possible id, not theirs, or gone: all the same 404, so ids of other users' tokens stay unknown.
         const revoked = id !== null && (await auth.revokeToken(session!, id, ip));

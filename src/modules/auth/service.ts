@@ -6,9 +6,13 @@ import { createHashLimiter, HashBusyError } from './hash-limiter.ts';
 import { getDummyHash, hashPassword, needsRehash, verifyPassword } from './password.ts';
 import {
   clearLoginThrottle,
+  countTokens,
+  deleteOldestLoginTokens,
   deleteToken,
   deleteTokenOwnedBy,
+  findTokenKind,
   findTokens,
+  lockUserForTokens,
   findUserByEmail,
   hitLoginThrottle,
   insertToken,
@@ -19,7 +23,7 @@ import {
   type UserRow,
 } from './repository.ts';
 import { throttleKeys, throttleVerdict } from './throttle.ts';
-import { tokenExpiry } from './authenticate.ts';
+import { chainExpiries, tokenExpiry } from './authenticate.ts';
 import { formatBearerToken, generateSecret, hashSecret } from './token.ts';
 
 export type LoginResult =
@@ -43,6 +47,20 @@ export interface TokenSummary {
 export class AbilityEscalationError extends Error {
   constructor() {
     super('This action is unauthorized.');
+  }
+}
+
+/** The user holds MAX_TOKENS_PER_USER created tokens already. */
+export class TokenLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`A user may hold at most ${limit} created tokens (login tokens aside). Revoke one first.`);
+  }
+}
+
+/** The token asking was revoked while it asked. */
+export class CallerTokenGoneError extends Error {
+  constructor() {
+    super('The token making the request is no longer valid.');
   }
 }
 
@@ -119,9 +137,17 @@ export function createAuthService(deps: {
     }
   }
 
+  /** A login token (a root, every ability); the user's oldest beyond MAX_LOGIN_TOKENS_PER_USER are revoked. */
   async function issueToken(userId: string, name: string): Promise<string> {
     const secret = generateSecret(config.tokenPrefix);
-    const row = await insertToken(db, { userId, name, tokenHash: hashSecret(secret), expiresAt: null });
+    const { row, evicted } = await db.transaction().execute(async (trx) => {
+      const inserted = await insertToken(trx, { userId, name, tokenHash: hashSecret(secret), expiresAt: null, kind: 'login' });
+      return { row: inserted, evicted: await deleteOldestLoginTokens(trx, userId, config.maxLoginTokensPerUser) };
+    });
+    if (evicted > 0) {
+      onRevoke();
+      logger.info({ event: 'token.login-evicted', userId, count: evicted, limit: config.maxLoginTokensPerUser }, 'oldest login tokens revoked');
+    }
     return formatBearerToken(String(row.id), secret);
   }
 
@@ -149,18 +175,22 @@ export function createAuthService(deps: {
 
     async listTokens(session: Session): Promise<TokenSummary[]> {
       const rows = await findTokens(db, { userId: session.user.id });
+      const ends = chainExpiries(rows, config.tokenExpirationMinutes);
       return rows.map((row: TokenRow) => ({
         id: String(row.id),
         name: row.name,
         abilities: row.abilities,
         createdAt: row.created_at,
         lastUsedAt: row.last_used_at,
-        expiresAt: tokenExpiry(row, config.tokenExpirationMinutes),
+        expiresAt: ends.get(String(row.id)) ?? null,
         current: String(row.id) === session.tokenId,
       }));
     },
 
-    /** Administrators may revoke anyone's token; to others, another user's token looks absent (false). */
+    /**
+     * Administrators may revoke anyone's token; to others, another user's token looks absent (false).
+     * Tokens created from it go with it (ON DELETE CASCADE), as on logout.
+     */
     async revokeToken(session: Session, tokenId: string, ip: string): Promise<boolean> {
       const deleted = await deleteTokenOwnedBy(db, tokenId, session.user.isAdmin ? undefined : session.user.id);
       if (!deleted) return false;
@@ -174,7 +204,9 @@ export function createAuthService(deps: {
 
     /**
      * A token for `owner`, Sanctum's createToken: abilities at most the caller's own (`*` only from `*`),
-     * by default the same; never outliving the caller's token. The secret is returned once.
+     * by default the same; never outliving the caller's token. Made with a created token, it records that
+     * token as its parent and dies with it; made with a login token or by the CLI (no caller token), it is a
+     * root. At most MAX_TOKENS_PER_USER created tokens per user (TokenLimitError). The secret is returned once.
      */
     async createToken(input: {
       owner: { id: string };
@@ -191,9 +223,38 @@ export function createAuthService(deps: {
       const expiries = [input.expiresAt, input.caller.expiresAt].filter((d): d is Date => d instanceof Date);
       const expiresAt = expiries.length ? new Date(Math.min(...expiries.map((d) => d.getTime()))) : null;
       const secret = generateSecret(config.tokenPrefix);
-      const row = await insertToken(db, { userId: input.owner.id, name: input.name, tokenHash: hashSecret(secret), expiresAt, abilities });
+      const callerTokenId = input.caller.tokenId;
+      const limit = config.maxTokensPerUser;
+      const row = await db.transaction().execute(async (trx) => {
+        // Count and insert under the user's lock: concurrent creations cannot pass the cap together.
+        if (!(await lockUserForTokens(trx, input.owner.id))) throw new CallerTokenGoneError();
+        let parentId: string | null = null;
+        if (callerTokenId !== undefined) {
+          const kind = await findTokenKind(trx, callerTokenId);
+          if (kind === undefined) throw new CallerTokenGoneError();
+          parentId = kind === 'login' ? null : callerTokenId;
+        }
+        if ((await countTokens(trx, input.owner.id, 'created')) >= limit) throw new TokenLimitError(limit);
+        return insertToken(trx, {
+          userId: input.owner.id,
+          name: input.name,
+          tokenHash: hashSecret(secret),
+          expiresAt,
+          abilities,
+          kind: 'created',
+          parentId,
+        });
+      });
       logger.info(
-        { event: 'token.created', userId: input.owner.id, tokenId: String(row.id), byTokenId: input.caller.tokenId, abilities, ip: input.ip },
+        {
+          event: 'token.created',
+          userId: input.owner.id,
+          tokenId: String(row.id),
+          byTokenId: callerTokenId,
+          parentId: row.parent_id === null ? null : String(row.parent_id),
+          abilities,
+          ip: input.ip,
+        },
         'token created',
       );
       return {

@@ -23,7 +23,13 @@ export interface PersonalAccessTokenTable {
   last_used_at: Date | null;
   expires_at: Date | null;
   created_at: Generated<Date>;
+  /** The token it was created with; null for login tokens and the tokens made with them or by the CLI (roots). */
+  parent_id: string | null;
+  /** `login` (POST /api/v1/login) or `created` (POST /api/v1/tokens, token:create): each is capped per user. */
+  kind: Generated<TokenKind>;
 }
+
+export type TokenKind = 'login' | 'created';
 
 /** A fixed-window login throttle bucket (see the 0010 migration). */
 export interface LoginThrottleTable {

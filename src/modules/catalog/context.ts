@@ -2,6 +2,7 @@ import type { Config } from '../../config.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Session } from '../../platform/session.ts';
+import { AnswerBudget } from './answer-size.ts';
 import { createCatalogLoaders, type CatalogLoaders } from './loaders.ts';
 import { getProductPage, type ProductPageArgs } from './service.ts';
 import type { CatalogDb } from './tables.ts';
@@ -15,6 +16,8 @@ type Bound = { [K in keyof Writes]: Writes[K] extends (ctx: WriteContext, ...arg
 /** The catalog's part of a request's GraphQL context: loaders are new for every request. */
 export interface CatalogRequest {
   loaders: CatalogLoaders;
+  /** What this request's answer may still hold (GRAPHQL_MAX_ANSWER_FIELDS). */
+  answer: AnswerBudget;
   productPage(args: ProductPageArgs): ReturnType<typeof getProductPage>;
   /** The writes, as this session; each forgets what the request's loaders had read. */
   writes(session: Session): Bound;
@@ -24,13 +27,14 @@ export type CatalogContext = GraphQLContext & { catalog: CatalogRequest };
 
 export function createCatalogRequest(
   db: CatalogDb,
-  config: Pick<Config, 'maxPageSize' | 'catalogWriteLimits'>,
+  config: Pick<Config, 'maxPageSize' | 'catalogWriteLimits' | 'graphqlMaxAnswerFields'>,
   logger: Logger,
 ): CatalogRequest {
   const loaders = createCatalogLoaders(db);
   const forget = () => Object.values(loaders).forEach((loader) => loader.clearAll());
   return {
     loaders,
+    answer: new AnswerBudget(config.graphqlMaxAnswerFields),
     productPage: (args) => getProductPage(db, loaders, args, config.maxPageSize),
     writes(session) {
       const ctx: WriteContext = {

@@ -13,6 +13,10 @@ export interface ProductParent extends Stamped {
   sku: string;
   basePrice: number;
   currency: string;
+  /** Rows in the product's tree: not fields, they bound the answer before the tree is read (answer-size.ts). */
+  stepCount: number;
+  componentCount: number;
+  customisationCount: number;
 }
 export interface StepParent extends Stamped {
   id: string;

@@ -33,6 +33,10 @@ const maxSelections = sql<number | null>`max_selections`.as('maxSelections');
 const epochMs = (column: string) => sql<number>`(extract(epoch from ${sql.ref(column)}) * 1000)::float8`;
 const createdAtMs = epochMs('created_at').as('createdAt');
 const updatedAtMs = epochMs('updated_at').as('updatedAt');
+// The size of the product's tree (migration 0015): what an answer about it can hold is known before a child is read.
+const stepCount = sql<number>`step_count`.as('stepCount');
+const componentCount = sql<number>`component_count`.as('componentCount');
+const customisationCount = sql<number>`customisation_count`.as('customisationCount');
 // ORDER BY prefers an output column (now text) to a table column of the same name: every ORDER BY names its table.
 
 export interface ProductPageRows {
@@ -45,17 +49,21 @@ export interface ProductPageRows {
 type PageRow = {
   total: string | null;
   skipped: string | null;
-  id: string | null;
-  name: string | null;
-  sku: string | null;
-  basePrice: number | null;
-  currency: string | null;
-  createdAt: number | null;
-  updatedAt: number | null;
-};
+} & { [K in keyof ProductRow]: ProductRow[K] | null };
 
 // productColumns, for the page statements written in SQL.
-const PAGE_COLUMNS = sql.join([idText, sql.ref('name'), sql.ref('sku'), basePriceFloat, sql.ref('currency'), createdAtMs, updatedAtMs]);
+const PAGE_COLUMNS = sql.join([
+  idText,
+  sql.ref('name'),
+  sql.ref('sku'),
+  basePriceFloat,
+  sql.ref('currency'),
+  createdAtMs,
+  updatedAtMs,
+  stepCount,
+  componentCount,
+  customisationCount,
+]);
 
 // The counts scan every product id: only pages that select a counted field pay for them.
 const productPageWithCounts = preparedQuery<PageRow>('catalog_product_page_counted', (db) =>
@@ -100,7 +108,18 @@ export async function findProductPage(
   };
 }
 
-export const productColumns = [idText, 'name', 'sku', basePriceFloat, 'currency', createdAtMs, updatedAtMs] as const;
+export const productColumns = [
+  idText,
+  'name',
+  'sku',
+  basePriceFloat,
+  'currency',
+  createdAtMs,
+  updatedAtMs,
+  stepCount,
+  componentCount,
+  customisationCount,
+] as const;
 export const stepColumns = [idText, productIdText, 'name', 'order', 'required', createdAtMs, updatedAtMs] as const;
 export const componentColumns = [idText, stepIdText, 'name', 'position', minSelections, maxSelections, createdAtMs, updatedAtMs] as const;
 export const customisationColumns = [idText, componentIdText, 'name', 'type', priceFloat, priceMode, createdAtMs, updatedAtMs] as const;

@@ -1,6 +1,7 @@
 import type DataLoader from 'dataloader';
 import { parseRowId } from '../../platform/ids.ts';
 import type { Resolvers } from './generated/resolvers-types.ts';
+import { fieldsPerItem, selectionWeights } from './answer-size.ts';
 import { selectsPaginatorCounts } from './pagination.ts';
 import { configurationCheckParent, configureProduct } from './configure/service.ts';
 import { decimalScalar } from './configure/decimal.ts';
@@ -27,8 +28,20 @@ export const catalogResolvers: Resolvers = {
   // `_entities` goes through the same loaders: N references cost one statement per type.
   Product: {
     __resolveReference: (ref, ctx) => byId(ctx.catalog.loaders.productsById, ref.id),
-    steps: (product, _, ctx) => ctx.catalog.loaders.stepsByProductId.load(product.id),
-    rules: (product, _, ctx) => ctx.catalog.loaders.rulesByProductId.load(product.id),
+    // The product's counts price its whole tree here, before a row of it is read (answer-size.ts).
+    steps: async (product, _, ctx, info) => {
+      const [perStep, perComponent, perCustomisation] = selectionWeights(info.fieldNodes, info.fragments, 3);
+      ctx.catalog.answer.charge(perStep! * product.stepCount + perComponent! * product.componentCount + perCustomisation! * product.customisationCount);
+      const steps = await ctx.catalog.loaders.stepsByProductId.load(product.id);
+      ctx.catalog.answer.markPaid(steps);
+      return steps;
+    },
+    // Rules are not among the product's counts: priced by the rows read, before they are answered.
+    rules: async (product, _, ctx, info) => {
+      const rules = await ctx.catalog.loaders.rulesByProductId.load(product.id);
+      ctx.catalog.answer.charge(fieldsPerItem(info.fieldNodes, info.fragments) * rules.length);
+      return rules;
+    },
   },
   // Both ends belong to the rule's product and go with it: a rule never outlives them.
   ConfigurationRule: {
@@ -40,11 +53,21 @@ export const catalogResolvers: Resolvers = {
   },
   Step: {
     __resolveReference: (ref, ctx) => byId(ctx.catalog.loaders.stepsById, ref.id),
-    components: (step, _, ctx) => ctx.catalog.loaders.componentsByStepId.load(step.id),
+    // A step reached without its product (an entity reference) is priced by the rows it has.
+    components: async (step, _, ctx, info) => {
+      const components = await ctx.catalog.loaders.componentsByStepId.load(step.id);
+      if (ctx.catalog.answer.isPaid(step)) ctx.catalog.answer.markPaid(components);
+      else ctx.catalog.answer.charge(selectionWeights(info.fieldNodes, info.fragments, 2)[0]! * components.length);
+      return components;
+    },
   },
   Component: {
     __resolveReference: (ref, ctx) => byId(ctx.catalog.loaders.componentsById, ref.id),
-    customisations: (component, _, ctx) => ctx.catalog.loaders.customisationsByComponentId.load(component.id),
+    customisations: async (component, _, ctx, info) => {
+      const customisations = await ctx.catalog.loaders.customisationsByComponentId.load(component.id);
+      if (!ctx.catalog.answer.isPaid(component)) ctx.catalog.answer.charge(selectionWeights(info.fieldNodes, info.fragments, 1)[0]! * customisations.length);
+      return customisations;
+    },
   },
   Customisation: {
     __resolveReference: (ref, ctx) => byId(ctx.catalog.loaders.customisationsById, ref.id),

@@ -9,6 +9,10 @@ export interface ProductTable {
   currency: Generated<string>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  /** The size of the product's tree, kept by triggers (migration 0015). */
+  step_count: Generated<number>;
+  component_count: Generated<number>;
+  customisation_count: Generated<number>;
 }
 
 export interface StepTable {

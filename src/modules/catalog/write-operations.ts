@@ -3,15 +3,19 @@ import type { ComponentRow, CustomisationRow, ProductRow, StepRow } from './repo
 import * as writes from './write-repository.ts';
 import { lockVersion, readBack, transact, type WriteContext } from './write-service.ts';
 import {
+  Checker,
   check,
   checkChanges,
+  checkTotals,
   checkComponent,
   checkCustomisation,
   checkStep,
   componentRules,
   customisationRules,
   productRules,
+  sizeOf,
   stepRules,
+  type TreeSize,
   type ComponentInput,
   type CustomisationInput,
   type StepInput,
@@ -37,10 +41,25 @@ export const deleteProduct = (ctx: WriteContext, id: string, expectedUpdatedAt?:
     return { result: (await writes.deleteProduct(trx, target)) as ProductRow, logged: { productId: target } };
   });
 
+/**
+ * A granular create keeps its product within the totals and its parent within the per-parent limit, as a
+ * whole-product write would: every product stays one that an upsert (and so an import) can write back.
+ * Checked after the product is locked, so concurrent creates count each other's rows.
+ */
+function assertFits(ctx: WriteContext, stored: TreeSize, added: TreeSize, siblings?: { count: number; max: number; kind: string; parent: string }) {
+  const c = new Checker();
+  if (siblings && siblings.count >= siblings.max) {
+    c.fail('input', `A ${siblings.parent} may have at most ${siblings.max} ${siblings.kind}; it has ${siblings.count}.`);
+  }
+  checkTotals(c, 'input', stored, added, ctx.limits);
+  c.done();
+}
+
 export const createStep = (ctx: WriteContext, productId: string, input: Versioned<StepInput>) => {
   const step = check((c) => checkStep(c, input, 'input', ctx.limits));
   return transact(ctx, 'createStep', { order: 'input.order' }, async (trx) => {
-    const { target } = await lockVersion(trx, 'product', productId, input.expectedUpdatedAt);
+    const { target, size } = await lockVersion(trx, 'product', productId, input.expectedUpdatedAt);
+    assertFits(ctx, size, sizeOf(input));
     const { stepIds } = await writes.insertRows(trx, { steps: [{ productId: target, step }] });
     return { result: await readBack.step(trx, stepIds[0]!), logged: { productId: target, stepId: stepIds[0] } };
   });
@@ -64,7 +83,9 @@ export const deleteStep = (ctx: WriteContext, id: string, expectedUpdatedAt?: Da
 export const createComponent = (ctx: WriteContext, stepId: string, input: Versioned<ComponentInput>) => {
   const component = check((c) => checkComponent(c, input, 'input', ctx.limits));
   return transact(ctx, 'createComponent', {}, async (trx) => {
-    const { id: productId, target } = await lockVersion(trx, 'step', stepId, input.expectedUpdatedAt);
+    const { id: productId, target, size } = await lockVersion(trx, 'step', stepId, input.expectedUpdatedAt);
+    const siblings = await writes.countChildren(trx, 'components', target);
+    assertFits(ctx, size, sizeOf(input), { count: siblings, max: ctx.limits.maxComponentsPerStep, kind: 'components', parent: 'step' });
     const { componentIds } = await writes.insertRows(trx, { components: [{ stepId: target, component }] });
     return { result: await readBack.component(trx, componentIds[0]!), logged: { productId, componentId: componentIds[0] } };
   });
@@ -88,7 +109,10 @@ export const deleteComponent = (ctx: WriteContext, id: string, expectedUpdatedAt
 export const createCustomisation = (ctx: WriteContext, componentId: string, input: Versioned<CustomisationInput>) => {
   const customisation = check((c) => checkCustomisation(c, input, 'input'));
   return transact(ctx, 'createCustomisation', {}, async (trx) => {
-    const { id: productId, target } = await lockVersion(trx, 'component', componentId, input.expectedUpdatedAt);
+    const { id: productId, target, size } = await lockVersion(trx, 'component', componentId, input.expectedUpdatedAt);
+    const siblings = await writes.countChildren(trx, 'customisations', target);
+    const max = ctx.limits.maxCustomisationsPerComponent;
+    assertFits(ctx, size, { steps: 0, components: 0, customisations: 1 }, { count: siblings, max, kind: 'customisations', parent: 'component' });
     const { customisationIds } = await writes.insertRows(trx, { customisations: [{ componentId: target, customisation }] });
     return { result: await readBack.customisation(trx, customisationIds[0]!), logged: { productId, customisationId: customisationIds[0] } };
   });

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { componentColumns, customisationColumns, productColumns, stepColumns } from './repository.ts';
 import type { ComponentRow, CustomisationRow, ProductRow, StepRow } from './repository.ts';
 import type { CatalogDb } from './tables.ts';
-import type { ComponentValues, CustomisationValues, StepValues } from './write-validation.ts';
+import type { ComponentValues, CustomisationValues, StepValues, TreeSize } from './write-validation.ts';
 
 /** A unique key the database refused: which one, for the service to put at the input's path. */
 export class DuplicateKey extends Error {
@@ -26,11 +26,18 @@ function mapUniqueViolation(err: unknown): never {
 
 const guarded = <T>(run: () => Promise<T>): Promise<T> => run().catch(mapUniqueViolation);
 
-/** The version a write checks `expectedUpdatedAt` against; the row stays locked until the transaction ends. */
+/**
+ * The version a write checks `expectedUpdatedAt` against, and the size of its tree (migration 0015's
+ * counts); the row stays locked until the transaction ends, so the size stays true for the write.
+ */
 export interface ProductVersion {
   id: string;
   updatedAt: Date;
+  size: TreeSize;
 }
+
+const VERSION_COLUMNS = sql`p.id::text AS id, p.updated_at AS "updatedAt",
+  json_build_object('steps', p.step_count, 'components', p.component_count, 'customisations', p.customisation_count) AS size`;
 
 const OWNER_OF = {
   product: sql`products p WHERE p.id = `,
@@ -41,17 +48,21 @@ const OWNER_OF = {
 };
 export type Owned = keyof typeof OWNER_OF;
 
-/** Every write to a product's tree locks the product first: writers of one tree take turns. */
+/**
+ * Every write to a product's tree locks the product first: writers of one tree take turns. Locking
+ * also fixes the write's timestamp past the product's version (migration 0016: one timestamp per write).
+ */
 export async function lockProductOf(db: CatalogDb, kind: Owned, id: string): Promise<ProductVersion | undefined> {
   const { rows } = await sql<ProductVersion>`
-    SELECT p.id::text AS id, p.updated_at AS "updatedAt" FROM ${OWNER_OF[kind]}${id}::bigint FOR UPDATE OF p
+    SELECT ${VERSION_COLUMNS}, catalog_write_stamp(p.updated_at) AS stamp
+    FROM ${OWNER_OF[kind]}${id}::bigint FOR UPDATE OF p
   `.execute(db);
   return rows[0];
 }
 
 export async function lockProductBySku(db: CatalogDb, sku: string): Promise<ProductVersion | undefined> {
   const { rows } = await sql<ProductVersion>`
-    SELECT id::text AS id, updated_at AS "updatedAt" FROM products WHERE sku = ${sku} FOR UPDATE
+    SELECT ${VERSION_COLUMNS}, catalog_write_stamp(p.updated_at) AS stamp FROM products p WHERE sku = ${sku} FOR UPDATE
   `.execute(db);
   return rows[0];
 }
@@ -234,6 +245,13 @@ export async function findProductsBySku(db: CatalogDb, afterSku: string | null, 
     ORDER BY sku COLLATE "C" LIMIT ${limit}
   `.execute(db);
   return rows;
+}
+
+/** How many children a parent has: a granular create checks its parent's limit (the product is locked). */
+export async function countChildren(db: CatalogDb, table: 'components' | 'customisations', parentId: string): Promise<number> {
+  const parent = table === 'components' ? sql.ref('step_id') : sql.ref('component_id');
+  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table)} WHERE ${parent} = ${parentId}::bigint`.execute(db);
+  return rows[0]!.n;
 }
 
 /** The ids of a parent's children, for a reorder to check against. */

@@ -1,13 +1,24 @@
 import { ValidationFailed, type FieldErrors } from '../../platform/errors.ts';
 import { parseRowId } from '../../platform/ids.ts';
+import { forbiddenTextMessage, hasForbiddenText, isInvisibleText } from '../../platform/text.ts';
 
 // The rules of catalogue input, with Laravel's messages, collected by argument path
 // (`input.steps.0.components.1.customisations.0.price`) before anything touches the database.
 
+/** Per write and parent; and per product in all, stored and new together (maxSteps is both). */
 export interface WriteLimits {
   maxSteps: number;
   maxComponentsPerStep: number;
   maxCustomisationsPerComponent: number;
+  maxComponentsPerProduct: number;
+  maxCustomisationsPerProduct: number;
+}
+
+/** What a product holds, or what a write adds to it. */
+export interface TreeSize {
+  steps: number;
+  components: number;
+  customisations: number;
 }
 
 export interface CustomisationValues {
@@ -80,7 +91,9 @@ export class Checker {
 
   text(path: string, attribute: string, value: string, max: number): string {
     const trimmed = value.trim();
-    if (trimmed === '') this.fail(path, `The ${attribute} field is required.`);
+    // Only invisible characters (zero-width spaces…) is as empty; text that cannot round-trip is refused here too (import).
+    if (isInvisibleText(trimmed)) this.fail(path, `The ${attribute} field is required.`);
+    else if (hasForbiddenText(trimmed)) this.fail(path, forbiddenTextMessage(attribute));
     else if ([...trimmed].length > max) this.fail(path, `The ${attribute} must not be greater than ${max} characters.`);
     return trimmed;
   }
@@ -185,11 +198,52 @@ export function checkStep(c: Checker, input: StepInput, path: string, limits: Wr
   };
 }
 
+/** The rows a subtree holds, itself included when it is a step or a component. */
+export function sizeOf(tree: { steps: readonly StepInput[] } | StepInput | ComponentInput): TreeSize {
+  const size = { steps: 0, components: 0, customisations: 0 };
+  const component = (x: ComponentInput) => {
+    size.components += 1;
+    size.customisations += x.customisations?.length ?? 0;
+  };
+  const step = (x: StepInput) => {
+    size.steps += 1;
+    x.components?.forEach(component);
+  };
+  if ('steps' in tree) tree.steps.forEach(step);
+  else if ('order' in tree) step(tree);
+  else component(tree);
+  return size;
+}
+
+/**
+ * The product's totals once `added` joins what it `stores`: one error at `path` per total over its limit.
+ * Counted on the input before its rows are looked into, so a huge tree is refused without more work.
+ */
+export function checkTotals(c: Checker, path: string, stored: TreeSize, added: TreeSize, limits: WriteLimits): boolean {
+  const rules = [
+    ['steps', limits.maxSteps],
+    ['components', limits.maxComponentsPerProduct],
+    ['customisations', limits.maxCustomisationsPerProduct],
+  ] as const;
+  let fits = true;
+  for (const [kind, max] of rules) {
+    const total = stored[kind] + added[kind];
+    if (added[kind] > 0 && total > max) {
+      const held = stored[kind] > 0 ? ` (it has ${stored[kind]})` : '';
+      c.fail(path, `A product may have at most ${max} ${kind} in all; this would make ${total}${held}.`);
+      fits = false;
+    }
+  }
+  return fits;
+}
+
 /** A whole product: what createProduct and upsertProduct write (ids only matter to an upsert). */
 export function checkProduct(input: ProductInput, limits: WriteLimits, path = 'input'): ProductValues {
   const c = new Checker();
   const list = input.steps ?? [];
-  const fits = c.count(`${path}.steps`, 'steps', list, limits.maxSteps);
+  const fits =
+    c.count(`${path}.steps`, 'steps', list, limits.maxSteps) &&
+    checkTotals(c, `${path}.steps`, { steps: 0, components: 0, customisations: 0 }, sizeOf({ steps: list }), limits);
   const steps = fits ? list.map((x, i) => checkStep(c, x, `${path}.steps.${i}`, limits)) : [];
   c.distinct(steps, (s) => s.order, (i) => `${path}.steps.${i}.order`, 'order');
   c.distinct(steps, (s) => s.id, (i) => `${path}.steps.${i}.id`, 'id');

@@ -92,9 +92,10 @@ export type QueryProductArgs = {
 };
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -168,9 +169,10 @@ export type Mutation = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -187,9 +189,10 @@ export type MutationCreateProductArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -207,9 +210,10 @@ export type MutationUpdateProductArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -227,9 +231,10 @@ export type MutationDeleteProductArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -246,9 +251,10 @@ export type MutationUpsertProductArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -266,9 +272,10 @@ export type MutationCreateStepArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -286,9 +293,10 @@ export type MutationUpdateStepArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -306,9 +314,10 @@ export type MutationDeleteStepArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -326,9 +335,10 @@ export type MutationCreateComponentArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -346,9 +356,10 @@ export type MutationUpdateComponentArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -366,9 +377,10 @@ export type MutationDeleteComponentArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -386,9 +398,10 @@ export type MutationCreateCustomisationArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -406,9 +419,10 @@ export type MutationUpdateCustomisationArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -426,9 +440,10 @@ export type MutationDeleteCustomisationArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -447,9 +462,10 @@ export type MutationReorderStepsArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message

@@ -1,0 +1,59 @@
+import type { Fetcher } from '@graphiql/toolkit';
+import { GraphiQL, HISTORY_PLUGIN } from 'graphiql';
+import 'graphiql/style.css';
+import { createRoot } from 'react-dom/client';
+import { EXAMPLE_MUTATION, EXAMPLE_QUERY, EXAMPLE_VARIABLES } from './examples.ts';
+import { session, withToken } from './session.ts';
+import { SIGN_IN_PLUGIN } from './sign-in.tsx';
+import './style.css';
+
+// The server names the content-hashed worker bundles in a JSON block (the CSP allows no inline script).
+const options = JSON.parse(document.getElementById('graphiql-options')!.textContent!) as {
+  workers: Record<string, string>;
+};
+(globalThis as any).MonacoEnvironment = {
+  globalAPI: false,
+  getWorker: (_id: string, label: string) => new Worker(options.workers[label] ?? options.workers['editorWorkerService']!),
+};
+
+/** Every tab's operations and the schema fetch: POST JSON, with the signed-in token. */
+const fetcher: Fetcher = async (params, opts) => {
+  const res = await fetch(location.pathname, {
+    method: 'POST',
+    headers: withToken({ 'Content-Type': 'application/json', Accept: 'application/json', ...(opts?.headers ?? {}) }),
+    body: JSON.stringify(params),
+  });
+  return res.json();
+};
+
+// The address carries the active tab's operation (?query=&variables=), so reload, bookmark and share
+// open it again. Given one, it is the first tab; else GraphiQL's stored tabs, or the examples.
+const url = new URL(location.href);
+const urlQuery = url.searchParams.get('query') ?? undefined;
+const urlVariables = url.searchParams.get('variables') ?? undefined;
+const examples = [{ query: EXAMPLE_QUERY }, { query: EXAMPLE_MUTATION, variables: EXAMPLE_VARIABLES }];
+
+function syncAddress(query: string | null | undefined, variables: string | null | undefined) {
+  const next = new URL(location.href);
+  next.search = '';
+  if (query) next.searchParams.set('query', query);
+  if (query && variables && variables.trim()) next.searchParams.set('variables', variables);
+  if (next.href !== location.href) history.replaceState(null, '', next);
+}
+
+createRoot(document.getElementById('root')!).render(
+  <GraphiQL
+    fetcher={fetcher}
+    plugins={[SIGN_IN_PLUGIN, HISTORY_PLUGIN]}
+    visiblePlugin={session.token ? undefined : SIGN_IN_PLUGIN}
+    defaultTabs={urlQuery ? [{ query: urlQuery, variables: urlVariables ?? null }, ...examples] : examples}
+    {...(urlQuery ? { initialQuery: urlQuery, initialVariables: urlVariables ?? '' } : {})}
+    shouldPersistHeaders={false}
+    showPersistHeadersSettings={false}
+    isHeadersEditorEnabled
+    onTabChange={(tabs) => {
+      const tab = tabs.tabs[tabs.activeTabIndex];
+      syncAddress(tab?.query, tab?.variables);
+    }}
+  />,
+);
