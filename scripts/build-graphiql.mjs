@@ -21,7 +21,7 @@ export const GRAPHIQL_FILES = {
 function newestInput() {
   const files = fs.readdirSync(source, { recursive: true }).map((f) => path.join(source, String(f)));
   files.push(path.join(root, 'package-lock.json'), fileURLToPath(import.meta.url));
-  return Math.max(...files.map((f) => fs.statSync(f).mtimeMs));
+  return Math.max(...files.map((f) => fs.statSync(f, { throwIfNoEntry: false })?.mtimeMs ?? 0));
 }
 
 export async function buildGraphiQL(outdir = path.join(root, 'dist/graphiql'), { force = false } = {}) {

@@ -1,11 +1,17 @@
 import { migrateToLatest } from '../src/platform/migrate.ts';
 import { parseCommandLine, runCli } from './lib/cli.ts';
-import { withDatabase } from './lib/database.ts';
+import { loadConfig } from '../src/config.ts';
+import { createDatabaseIfMissing, describeTarget, withDatabase } from './lib/database.ts';
 
-// npm run db:migrate: applies every pending migration to the configured database.
+// npm run db:migrate: creates the configured PostgreSQL database when it is missing, then applies every
+// pending migration to it.
 
 runCli(async () => {
   parseCommandLine(process.argv.slice(2), {});
+  const config = loadConfig();
+  if (config.databaseUrl && (await createDatabaseIfMissing(config.databaseUrl))) {
+    process.stdout.write(`Created ${describeTarget(config)}\n`);
+  }
   await withDatabase(async ({ database, target }) => {
     process.stdout.write(`Migrating ${target}\n`);
     const result = await migrateToLatest(database.db);

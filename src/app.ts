@@ -9,6 +9,7 @@ import { createHealthRoutes } from './http/health.ts';
 import { createIndexRoute } from './http/index-route.ts';
 import { createLifecycle, type Lifecycle } from './http/lifecycle.ts';
 import { createMetricsRoute } from './http/metrics.ts';
+import { createOpenApiRoute } from './http/openapi.ts';
 import { observeRequests } from './http/observe.ts';
 import { createHttpServer, createRequestListener } from './http/server.ts';
 import {
@@ -100,6 +101,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
     createIndexRoute({ graphiql: config.graphiql, metrics: config.metricsToken !== undefined }),
     ...createHealthRoutes(database.db, () => lifecycle.phase === 'serving'),
     createMetricsRoute(metrics, config.metricsToken, options.metricsExposition),
+    createOpenApiRoute(),
     ...parts.flatMap((p) => p.routes ?? []),
   ];
   const server = createHttpServer(

@@ -13,7 +13,7 @@ import type { FieldErrors } from '../../src/platform/errors.ts';
 
 /** Far above any text the catalogue accepts (200 characters, even written as \u escapes). */
 export const MAX_TEXT_BYTES = 4096;
-/** A product of 100 steps × 100 components × 25 customisations fits; the schema's limits stop larger ones anyway. */
+/** Room for ~250,000 customisations of ~60 bytes each. */
 export const MAX_PRODUCT_BYTES = 16 * 1024 * 1024;
 // Beyond this a number cannot be a valid order, position or price; it is still checked as JSON.
 const MAX_NUMBER_BYTES = 1000;

@@ -150,7 +150,12 @@ function printSummary({ counts, failures, unlisted }: ImportSummary, dryRun: boo
 }
 
 function unavailable(err: unknown): CliError {
-  return new CliError(`The database is unavailable (${describeError(err)}); the import stopped. Run it again when the database is back.`, EXIT_DATABASE_UNAVAILABLE);
+  // 57014: our statement timeout. On a busy database a longer one lets the import through.
+  const hint = (err as { code?: unknown } | null)?.code === '57014' ? ' A busy database may need a longer DATABASE_STATEMENT_TIMEOUT_MS.' : '';
+  return new CliError(
+    `The database is unavailable (${describeError(err)}); the import stopped. Run it again when the database is back.${hint}`,
+    EXIT_DATABASE_UNAVAILABLE,
+  );
 }
 
 export async function catalogImport(args: string[]): Promise<number> {

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Database } from '../../src/modules/index.ts';
 import { createDatabase, databaseOptions, type DatabaseHandle } from '../../src/platform/db.ts';
@@ -45,4 +46,37 @@ export async function ensureMigrated(ctx: CliContext): Promise<string[]> {
   const applied = (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   for (const name of applied) process.stderr.write(`Applied migration ${name}\n`);
   return applied;
+}
+
+/**
+ * db:migrate on a PostgreSQL server: creates the DATABASE_URL's database when it does not exist yet
+ * (as `createdb` would), connecting to the server's `postgres` database to do so. Returns whether it
+ * created it. The URL's user needs CREATEDB for that; an existing database is never touched.
+ */
+export async function createDatabaseIfMissing(databaseUrl: string): Promise<boolean> {
+  const probe = new pg.Client({ connectionString: databaseUrl });
+  try {
+    await probe.connect();
+    return false;
+  } catch (err) {
+    // 3D000 invalid_catalog_name: the database does not exist. Anything else is the caller's to report.
+    if ((err as { code?: string }).code !== '3D000') throw err;
+  } finally {
+    await probe.end().catch(() => {});
+  }
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  url.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
+    return true;
+  } catch (err) {
+    // 42P04 duplicate_database: another process created it meanwhile.
+    if ((err as { code?: string }).code === '42P04') return false;
+    throw err;
+  } finally {
+    await admin.end();
+  }
 }

@@ -12,33 +12,41 @@ import {
   type HttpError,
 } from '../platform/errors.ts';
 
-// `http.spec: false` makes Yoga use the status for every client, legacy application/json ones included.
+// GraphQL over HTTP, one rule. A *request error* (the document does not parse or validate, a variable
+// does not coerce, or one of our own limits refuses it: depth, aliases, tokens, cost, representations,
+// operation selection) answers 400 to `application/graphql-response+json` and 200 to legacy
+// `application/json` clients, whichever check found it: `http.spec: true` tells Yoga to drop the status
+// for application/json. Refusals that are not request errors keep their status for every client
+// (`http.spec: false`): a malformed HTTP request (400), 401, 403, 413, 429, 503, 504.
 
 export const MASKED_ERROR_MESSAGE = 'Unexpected error.';
 
 interface ErrorOptions {
   status?: number;
+  /** A request error: its status is for application/graphql-response+json clients only. */
+  requestError?: boolean;
   headers?: Record<string, string>;
   located?: GraphQLError;
 }
 
 export function graphQLError(message: string, code: string, options: ErrorOptions = {}): GraphQLError {
-  const { status, headers, located } = options;
+  const { status, headers, located, requestError = false } = options;
   return createGraphQLError(message, {
     ...(located ? { nodes: located.nodes, source: located.source, positions: located.positions } : {}),
-    extensions: { code, ...(status ? { http: { status, spec: false, ...(headers ? { headers } : {}) } } : {}) },
+    extensions: { code, ...(status ? { http: { status, spec: requestError, ...(headers ? { headers } : {}) } } : {}) },
   });
 }
 
-/** A limit or a malformed request refused before any resolver runs: 400 GRAPHQL_VALIDATION_FAILED. */
+/** A limit or an invalid document refused before any resolver runs: a request error, GRAPHQL_VALIDATION_FAILED. */
 export const validationError = (message: string, located?: GraphQLError) =>
-  graphQLError(message, 'GRAPHQL_VALIDATION_FAILED', { status: 400, ...(located ? { located } : {}) });
+  graphQLError(message, 'GRAPHQL_VALIDATION_FAILED', { status: 400, requestError: true, ...(located ? { located } : {}) });
 
 /** An argument a resolver refuses (Lighthouse's BAD_USER_INPUT), answered with the data beside it. */
 export const badUserInputError = (message: string) => graphQLError(message, 'BAD_USER_INPUT');
 
+/** A variable that does not coerce: a request error. */
 export const variableError = (e: GraphQLError) =>
-  createGraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'BAD_USER_INPUT', http: { status: 400, spec: false } } });
+  createGraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'BAD_USER_INPUT', http: { status: 400, spec: true } } });
 
 export const forbiddenError = (message: string) => graphQLError(message, 'FORBIDDEN', { status: 403 });
 

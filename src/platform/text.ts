@@ -9,9 +9,12 @@ const FORBIDDEN = /[\0\p{Cs}\p{Noncharacter_Code_Point}]/u;
 /** Whitespace, format characters (U+200B, U+FEFF, bidi marks…), controls and other default-ignorable ones. */
 const INVISIBLE_ONLY = /^[\p{White_Space}\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}]*$/u;
 
-/** One linear pass. */
+/** A plain character class V8 scans fast; most text (no surrogates at all) stops here. */
+const SUSPECT = /[\0\uD800-\uDFFF\uFDD0-\uFDEF\uFFFE\uFFFF]/;
+
+/** One linear pass (two only for text with surrogates, e.g. emoji). */
 export function hasForbiddenText(value: string): boolean {
-  return FORBIDDEN.test(value);
+  return SUSPECT.test(value) && FORBIDDEN.test(value);
 }
 
 /** Nothing a reader would see: a name like this is as good as empty. */
@@ -24,38 +27,76 @@ export function forbiddenTextMessage(attribute: string): string {
   return `The ${attribute} field must not contain NUL bytes, unpaired surrogates or Unicode non-characters.`;
 }
 
-interface Visit {
-  value: unknown;
-  key: string | undefined;
-  parent: Visit | undefined;
-}
-
-function pathOf(visit: Visit, last?: string): string[] {
-  const path = last === undefined ? [] : [last];
-  for (let v: Visit | undefined = visit; v?.key !== undefined; v = v.parent) path.push(v.key);
-  return path.reverse();
-}
+/** Deeper than this, the walk goes on with an explicit stack: any nesting JSON.parse accepts is safe. */
+const MAX_RECURSION = 200;
 
 /**
  * Every string in a parsed JSON value (member names included) holding a forbidden character, by path
- * (`['steps', '0', 'name']`); at most `max`. Iterative, one pass; a path is only built for a finding.
+ * (`['steps', '0', 'name']`); at most `max`. One depth-first pass keeping the current path; a path is only
+ * copied for a finding. Recursion is the fast way (about 6× the explicit stack's speed here), up to MAX_RECURSION.
  */
 export function findForbiddenText(value: unknown, max = 100): string[][] {
   const found: string[][] = [];
-  const stack: Visit[] = [{ value, key: undefined, parent: undefined }];
-  while (stack.length > 0 && found.length < max) {
-    const visit = stack.pop()!;
-    const v = visit.value;
+  const path: string[] = [];
+  const walk = (v: unknown, depth: number): void => {
     if (typeof v === 'string') {
-      if (FORBIDDEN.test(v)) found.push(pathOf(visit));
+      if (hasForbiddenText(v)) found.push([...path]);
+      return;
+    }
+    if (typeof v !== 'object' || v === null) return;
+    if (depth > MAX_RECURSION) {
+      for (const rest of findOnStack(v, max - found.length)) found.push([...path, ...rest]);
+      return;
+    }
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length && found.length < max; i++) {
+        path.push(String(i));
+        walk(v[i], depth + 1);
+        path.pop();
+      }
+      return;
+    }
+    for (const key of Object.keys(v)) {
+      if (found.length >= max) return;
+      if (hasForbiddenText(key)) found.push([...path, key]);
+      path.push(key);
+      walk((v as Record<string, unknown>)[key], depth + 1);
+      path.pop();
+    }
+  };
+  walk(value, 0);
+  return found.slice(0, max);
+}
+
+function findOnStack(value: unknown, max: number): string[][] {
+  const found: string[][] = [];
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  const names: (string | number)[] = [''];
+  const path: string[] = [];
+  while (values.length > 0 && found.length < max) {
+    const v = values.pop();
+    const depth = depths.pop()!;
+    const name = names.pop()!;
+    // Depth first: what is left of the path at depth - 1 is this value's parent's.
+    path.length = Math.max(0, depth - 1);
+    if (depth > 0) path.push(String(name));
+    if (typeof v === 'string') {
+      if (hasForbiddenText(v)) found.push([...path]);
     } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], key: String(i), parent: visit });
+      for (let i = v.length - 1; i >= 0; i--) {
+        values.push(v[i]);
+        depths.push(depth + 1);
+        names.push(i);
+      }
     } else if (v !== null && typeof v === 'object') {
       const keys = Object.keys(v);
       for (let i = keys.length - 1; i >= 0; i--) {
-        const k = keys[i]!;
-        if (FORBIDDEN.test(k)) found.push(pathOf(visit, k));
-        stack.push({ value: (v as Record<string, unknown>)[k], key: k, parent: visit });
+        const key = keys[i]!;
+        if (hasForbiddenText(key)) found.push([...path, key]);
+        values.push((v as Record<string, unknown>)[key]);
+        depths.push(depth + 1);
+        names.push(key);
       }
     }
   }

@@ -75,8 +75,9 @@ function foreignHost(url: string): string | null {
   return ['127.0.0.1', 'localhost', '[::1]'].includes(hostname) ? null : hostname;
 }
 
+// One line: Monaco indents every typed newline, which would skew a pasted multi-line query.
 const NESTED = (id: string) =>
-  `query Nested {\n  product(id: "${id}") {\n    id\n    name\n    sku\n    steps {\n      id\n      name\n      order\n      components {\n        id\n        name\n        customisations { id name type price }\n      }\n    }\n  }\n}\n`;
+  `query Nested { product(id: "${id}") { id name sku steps { id name order components { id name customisations { id name type price } } } } }`;
 
 /** Replaces what a Monaco editor holds, as a person would (Monaco auto-closes brackets: drop what it appended). */
 async function typeInto(page: Page, editor: Locator, text: string) {
@@ -214,6 +215,12 @@ describe('GraphiQL in chromium', () => {
   it('opens a second tab with a createProduct mutation that an administrator can run as it is', { timeout: 180_000 }, async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
     await page.goto(`${t.url}/graphql`, { waitUntil: 'load', timeout: 120_000 });
+    // A wrong password is refused in the panel, with the service's words.
+    const panel = page.locator('section.pcs-sign-in');
+    await panel.getByLabel('Email').fill(admin.email);
+    await panel.getByLabel('Password').fill('not-the-password');
+    await panel.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => panel.getByRole('alert').textContent().catch(() => ''), { timeout: 30_000 }).toBe('Invalid credentials.');
     await signIn(page, admin);
     const tabs = page.locator('.graphiql-tab');
     await expect.poll(() => tabs.count(), { timeout: 60_000 }).toBe(2);

@@ -158,12 +158,16 @@ describe('4. hostile documents and request lines get a 4xx, never a 500 or a sta
     ['an unknown fragment', '{ ...constructor }', /^Unknown fragment "constructor"\.$/],
     ['an operation named __proto__', 'query __proto__ { __typename }', /^Names beginning with "__" are reserved/],
     ['a fragment named __proto__', '{ ...__proto__ } fragment __proto__ on Query { __typename }', /^Names beginning with "__" are reserved/],
-  ])('%s is a 400 with a clear message', async (_name, query, message) => {
+  ])('%s is a request error with a clear message (400, or 200 to legacy application/json)', async (_name, query, message) => {
     for (const f of ['error', 'warn', 'log'] as const) vi.spyOn(console, f);
-    for (const accept of ['application/graphql-response+json', 'application/json']) {
+    // GraphQL over HTTP: a request error's status depends on the media type only.
+    for (const [accept, status] of [
+      ['application/graphql-response+json', 400],
+      ['application/json', 200],
+    ] as const) {
       t.database.queries.reset();
       const res = await postGraphQL(t, token, { query }, { accept });
-      expect(res.status).toBe(400);
+      expect(res.status).toBe(status);
       expect(res.body.errors).toHaveLength(1);
       expect(res.body.errors[0].message).toMatch(message);
       expect(res.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
@@ -232,15 +236,16 @@ describe('7. smaller findings', () => {
     expect(JSON.stringify(access).length).toBeLessThan(1_000);
   });
 
-  it('an unknown operationName, several unnamed operations and ill-typed variables are a 400 for legacy JSON clients too', async () => {
+  it('an unknown operationName, several unnamed operations and ill-typed variables are request errors: 200 to legacy JSON clients, 400 otherwise', async () => {
     for (const [payload, code] of [
       [{ query: 'query A { __typename }', operationName: 'B' }, 'GRAPHQL_VALIDATION_FAILED'],
       [{ query: 'query A { __typename } query B { __typename }' }, 'GRAPHQL_VALIDATION_FAILED'],
       [{ query: 'query ($n: Int!) { products(first: $n) { data { id } } }', variables: { n: 'ten' } }, 'BAD_USER_INPUT'],
     ] as const) {
       const res = await postGraphQL(t, token, payload, { accept: 'application/json' });
-      expect(res.status).toBe(400);
+      expect(res.status).toBe(200);
       expect(res.body.errors[0].extensions.code).toBe(code);
+      expect((await postGraphQL(t, token, payload, { accept: 'application/graphql-response+json' })).status).toBe(400);
     }
   });
 

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import pg from 'pg';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CUSTOMISATION_TYPES } from '../../db/seeds/catalog.ts';
@@ -78,6 +80,31 @@ describe('npm run db:migrate', () => {
       expect(second.code).toBe(0);
       expect(second.stdout).toContain('Database is up to date.');
       expect(second.stdout).not.toContain('applied');
+    },
+    SLOW,
+  );
+
+  it.skipIf(!process.env.DATABASE_URL)(
+    'creates the database of a new DATABASE_URL first (as createdb would), then migrates it',
+    async () => {
+      const url = new URL(process.env.DATABASE_URL!);
+      const name = `pcs_new_${randomBytes(4).toString('hex')}`;
+      url.pathname = `/${name}`;
+      const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await admin.connect();
+      try {
+        const first = await a.run('migrate', [], { env: { DATABASE_URL: url.toString() } });
+        expect(first.stderr).toBe('');
+        expect(first.code).toBe(0);
+        expect(first.stdout).toMatch(new RegExp(`^Created PostgreSQL .*/${name}\\nMigrating PostgreSQL .*/${name}\\n`));
+        expect(first.stdout).toMatch(/Applied \d+ migrations\./);
+        const second = await a.run('migrate', [], { env: { DATABASE_URL: url.toString() } });
+        expect(second.stdout).not.toContain('Created');
+        expect(second.stdout).toContain('Database is up to date.');
+      } finally {
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.end();
+      }
     },
     SLOW,
   );

@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       maxPageSize: 100,
       logLevel: 'info',
       corsOrigins: [],
+      graphiql: true,
       graphiqlMaxConcurrentSends: 8,
       graphiqlSendTimeoutMs: 30_000,
       graphqlMaxInFlightPerToken: 16,
@@ -29,6 +30,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: '5' }).graphqlMaxInFlightPerUser).toBe(10);
     expect(loadConfig({ GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: '5', GRAPHQL_MAX_IN_FLIGHT_PER_USER: '64' }).graphqlMaxInFlightPerUser).toBe(64);
     expect(() => loadConfig({ RESPONSE_SEND_TIMEOUT_MS: '10' })).toThrow(ConfigError);
+  });
+
+  it('turns the GraphiQL page off with GRAPHIQL=off, and refuses anything but on or off', () => {
+    expect(loadConfig({ GRAPHIQL: 'off' }).graphiql).toBe(false);
+    expect(loadConfig({ GRAPHIQL: 'on' }).graphiql).toBe(true);
+    expect(() => loadConfig({ GRAPHIQL: 'no' })).toThrow(/GRAPHIQL.*must be on or off/);
   });
 
   it('parses every variable it knows', () => {

@@ -34,3 +34,14 @@ describe('text that round-trips', () => {
     expect(attributeOf(['expires_at'])).toBe('expires at');
   });
 });
+
+describe('findForbiddenText on deep values', () => {
+  it('walks nesting far beyond the stack, with the right path', () => {
+    let deep: unknown = 'x\0';
+    for (let i = 0; i < 100_000; i++) deep = i % 2 ? [deep] : { k: deep };
+    const [path] = findForbiddenText({ top: deep });
+    expect(path).toHaveLength(100_001);
+    expect(path!.slice(0, 3)).toEqual(['top', '0', 'k']);
+    expect(path!.at(-1)).toBe('k');
+  });
+});

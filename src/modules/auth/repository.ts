@@ -162,21 +162,21 @@ export async function deleteOldestLoginTokens(db: AuthDb, userId: string, keep: 
  * lifetime (TOKEN_EXPIRATION_MINUTES) of the chain ends first. A revoked ancestor took the token with it (cascade).
  */
 const tokenWithUser = preparedQuery<TokenWithUserRow>('auth_token_with_user_chain', (db: AuthDb) =>
-  sql<TokenWithUserRow>`
-    WITH RECURSIVE chain (id, parent_id, created_at, expires_at) AS (
-      SELECT id, parent_id, created_at, expires_at FROM personal_access_tokens WHERE id = ${'0'}
-      UNION ALL
-      SELECT p.id, p.parent_id, p.created_at, p.expires_at
-      FROM personal_access_tokens p JOIN chain c ON p.id = c.parent_id
-    )
-    SELECT t.id AS token_id, t.token_hash, t.abilities, t.created_at AS token_created_at,
-      (SELECT min(expires_at) FROM chain) AS expires_at,
-      (SELECT min(created_at) FROM chain) AS lifetime_from,
+  sql<TokenWithUserRow>`SELECT t.id AS token_id, t.token_hash, t.abilities, t.created_at AS token_created_at,
+      chain.expires_at, chain.lifetime_from,
       t.last_used_at, u.id AS user_id, u.name AS user_name, u.email AS user_email,
       u.is_admin AS user_is_admin, u.created_at AS user_created_at
-    FROM personal_access_tokens t JOIN users u ON u.id = t.user_id
-    WHERE t.id = ${'0'}
-  `.compile(db),
+    FROM personal_access_tokens t
+    JOIN users u ON u.id = t.user_id
+    CROSS JOIN (
+      WITH RECURSIVE up (id, parent_id, created_at, expires_at) AS (
+        SELECT id, parent_id, created_at, expires_at FROM personal_access_tokens WHERE id = ${'0'}
+        UNION ALL
+        SELECT p.id, p.parent_id, p.created_at, p.expires_at FROM personal_access_tokens p JOIN up ON p.id = up.parent_id
+      )
+      SELECT min(expires_at) AS expires_at, min(created_at) AS lifetime_from FROM up
+    ) chain
+    WHERE t.id = ${'0'}`.compile(db),
 );
 
 /** The one statement every authenticated request costs (the token cache aside), hence prepared. */

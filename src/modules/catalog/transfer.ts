@@ -117,6 +117,12 @@ function sqlState(err: unknown): string | undefined {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
+/** FATAL and PANIC end the session (a refused connection: the database closed, dropped, not accepting them). */
+function endsSession(err: unknown): boolean {
+  const severity = (err as { severity?: unknown } | null)?.severity;
+  return severity === 'FATAL' || severity === 'PANIC';
+}
+
 /**
  * Upserts each product through the write service, one transaction each, a few at a time, reading the
  * items only as fast as they are written. Every product succeeds or fails on its own: invalid input, a
@@ -158,7 +164,7 @@ export async function importCatalog(
       } catch (err) {
         // A statement timeout or a dropped connection under load passes; a database that stays away stops the import.
         // The upsert is idempotent, so a retry after a commit that was not acknowledged changes nothing.
-        if (!isDatabaseUnavailable(err)) return failed(item, err);
+        if (!isDatabaseUnavailable(err) && !endsSession(err)) return failed(item, err);
         if (stopped || attempt >= retryDelays.length) {
           stopped ??= { cause: err };
           return;
@@ -216,6 +222,8 @@ export async function importCatalog(
   };
   // Every worker finishes its product before the import returns or throws: nothing is left writing.
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, worker));
+  // Stopped early: the reader lets go of its file.
+  if (stopped || broken) await Promise.resolve(iterator.return?.()).catch(() => undefined);
   if (broken) throw broken.error;
   if (stopped) throw new ImportStopped(summary(), stopped.cause);
   if (!options.dryRun && counts.created + counts.updated > 0) await analyzeCatalog(ctx.db);
