@@ -10,6 +10,7 @@ import { createAuthService, normaliseEmail, TokenLimitError } from '../src/modul
 import { chainExpiries } from '../src/modules/auth/authenticate.ts';
 import { tokenSchema } from '../src/modules/auth/routes.ts';
 import { ABILITIES } from '../src/modules/index.ts';
+import { deleteConfigurationsOlderThan } from '../src/modules/configurations/index.ts';
 import { parseRowId } from '../src/platform/ids.ts';
 import {
   CliError,
@@ -32,10 +33,10 @@ Commands:
       otherwise asked for twice on the terminal without echo.
   token:create --email E --name N [--abilities a,b] [--expires-at T]
       Creates a personal access token for that user (abilities: *, tokens:manage,
-      catalog:read, catalog:write; default *; T an ISO 8601 date and time). The
-      token is printed alone on the last line of stdout, once: it is not stored
-      anywhere readable. It is a root (no parent token) and counts towards
-      MAX_TOKENS_PER_USER.
+      catalog:read, catalog:write, configurations:write; default *; T an ISO 8601
+      date and time). The token is printed alone on the last line of stdout,
+      once: it is not stored anywhere readable. It is a root (no parent token)
+      and counts towards MAX_TOKENS_PER_USER.
   token:list [--email E]
       Lists personal access tokens (never their hashes), optionally of one user.
   token:revoke ID
@@ -44,6 +45,9 @@ Commands:
   tokens:prune-expired [--hours H]
       Deletes tokens that expired more than H hours ago (default 24), by their own
       expires_at or by TOKEN_EXPIRATION_MINUTES when that is set.
+  configurations:prune [--days D]
+      Deletes saved configurations older than D days (default CONFIGURATION_RETENTION_DAYS;
+      with neither set, nothing is deleted).
 ${CATALOG_USAGE}  help
       Shows this text.
 
@@ -234,6 +238,21 @@ async function tokensPruneExpired(args: string[]): Promise<void> {
   });
 }
 
+async function configurationsPrune(args: string[]): Promise<void> {
+  const { values } = parseCommandLine(args, { days: { type: 'string' } });
+  await withDatabase(async (ctx) => {
+    const days =
+      values.days === undefined ? ctx.config.configurations.retentionDays : parseWholeNumber('--days', values.days, { min: 1, max: 36_500 });
+    if (days === undefined) {
+      process.stdout.write('CONFIGURATION_RETENTION_DAYS is unset and no --days given: saved configurations are kept.\n');
+      return;
+    }
+    await ensureMigrated(ctx);
+    const deleted = await deleteConfigurationsOlderThan(ctx.database.db, days);
+    process.stdout.write(`Deleted ${deleted} configuration${deleted === 1 ? '' : 's'} saved more than ${days} day${days === 1 ? '' : 's'} ago.\n`);
+  });
+}
+
 const COMMANDS = new Map<string, (args: string[]) => Promise<void | number>>([
   ['catalog:export', catalogExport],
   ['catalog:import', catalogImport],
@@ -242,6 +261,7 @@ const COMMANDS = new Map<string, (args: string[]) => Promise<void | number>>([
   ['token:list', tokenList],
   ['token:revoke', tokenRevoke],
   ['tokens:prune-expired', tokensPruneExpired],
+  ['configurations:prune', configurationsPrune],
 ]);
 
 runCli(async () => {

@@ -1,4 +1,4 @@
-// Compiles the service into dist/ (what `npm start` runs) and copies the SDL beside it. `tsc -b`
+// Compiles the service into dist/ (what `npm start` runs) and copies the SDL and the OpenAPI document beside it. `tsc -b`
 // rebuilds only what changed, so `npm start` runs this first and a fresh clone builds once. The
 // GraphiQL page is bundled with esbuild into dist/graphiql/ (scripts/build-graphiql.mjs), likewise only when stale.
 // --clean starts from nothing, dropping the output of deleted sources. Plain JavaScript: it must
@@ -28,3 +28,6 @@ if (status !== 0) process.exit(status ?? 1);
 await (await import('./build-graphiql.mjs')).buildGraphiQL(path.join(dist, 'graphiql'));
 fs.rmSync(path.join(dist, 'schema'), { recursive: true, force: true });
 fs.cpSync(path.join(root, 'schema'), path.join(dist, 'schema'), { recursive: true });
+// The OpenAPI document is served from beside the code, as the SDL is.
+fs.mkdirSync(path.join(dist, 'docs'), { recursive: true });
+fs.copyFileSync(path.join(root, 'docs/openapi.json'), path.join(dist, 'docs/openapi.json'));

@@ -20,6 +20,8 @@ const intInRange = (min: number, max: number) =>
 const optionalInt = (min: number, max: number) =>
   z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), intInRange(min, max).optional());
 
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
 const MAX_WORKERS = 64;
 const WORKERS_MESSAGE = `must be auto or a whole number between 1 and ${MAX_WORKERS}`;
 
@@ -80,6 +82,16 @@ const envSchema = z.object({
   // Per product in all, on every write path (README "Catalogue sizes" says why these defaults).
   CATALOG_MAX_COMPONENTS_PER_PRODUCT: intInRange(1, 1_000_000).default(1_000),
   CATALOG_MAX_CUSTOMISATIONS_PER_PRODUCT: intInRange(1, 1_000_000).default(5_000),
+  // The currency of products created without one: an ISO 4217 code this runtime knows.
+  CATALOG_CURRENCY: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .default('EUR')
+    .refine((v) => CURRENCIES.has(v), { error: 'must be an ISO 4217 currency code, such as EUR or USD' }),
+  CONFIGURATION_SAVES_PER_MINUTE: intInRange(1, 100_000).default(30),
+  // Unset: saved configurations are kept until an admin deletes them.
+  CONFIGURATION_RETENTION_DAYS: optionalInt(1, 36_500),
   // GraphQL edge limits (README "GraphQL limits and security" says why each default).
   GRAPHQL_MAX_DEPTH: intInRange(1, 100).default(10),
   GRAPHQL_MAX_TOKENS: intInRange(10, 1_000_000).default(1000),
@@ -177,6 +189,10 @@ export type Config = Readonly<{
     maxComponentsPerProduct: number;
     maxCustomisationsPerProduct: number;
   };
+  /** ISO 4217 code of products created without one. */
+  catalogCurrency: string;
+  /** Saves per user per minute; how long saved configurations are kept (undefined: forever). */
+  configurations: { savesPerMinute: number; retentionDays: number | undefined };
   graphqlMaxDepth: number;
   graphqlMaxTokens: number;
   graphqlMaxAliases: number;
@@ -277,6 +293,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxCustomisationsPerComponent: e.CATALOG_MAX_CUSTOMISATIONS_PER_COMPONENT,
       maxComponentsPerProduct: e.CATALOG_MAX_COMPONENTS_PER_PRODUCT,
       maxCustomisationsPerProduct: e.CATALOG_MAX_CUSTOMISATIONS_PER_PRODUCT,
+    }),
+    catalogCurrency: e.CATALOG_CURRENCY,
+    configurations: Object.freeze({
+      savesPerMinute: e.CONFIGURATION_SAVES_PER_MINUTE,
+      retentionDays: e.CONFIGURATION_RETENTION_DAYS,
     }),
     graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
     graphqlMaxTokens: e.GRAPHQL_MAX_TOKENS,

@@ -1,5 +1,6 @@
 import { authModule, type AuthTables } from './auth/index.ts';
 import { catalogModule, type CatalogTables } from './catalog/index.ts';
+import { configurationsModule, type ConfigurationTables } from './configurations/index.ts';
 import { buildSchema } from '../graphql/schema.ts';
 import type { Ability } from '../platform/session.ts';
 import type { ModuleDeps } from './module.ts';
@@ -8,9 +9,9 @@ export { TOKENS_CHANGED } from './auth/index.ts';
 export { CATALOG_CHANGED } from './catalog/index.ts';
 
 /** Every module of the service: the one list app.ts builds from. */
-export const MODULES = { auth: authModule, catalog: catalogModule };
+export const MODULES = { auth: authModule, catalog: catalogModule, configurations: configurationsModule };
 
-export type Database = AuthTables & CatalogTables;
+export type Database = AuthTables & CatalogTables & ConfigurationTables;
 
 export type Modules = { [K in keyof typeof MODULES]: ReturnType<(typeof MODULES)[K]['create']> };
 

@@ -92,7 +92,7 @@ describe('POST /api/v1/tokens', () => {
       [{}, { name: ['The name field is required.'] }],
       [{ name: '   ' }, { name: ['The name field is required.'] }],
       [{ name: 'x'.repeat(256) }, { name: ['The name field must not be greater than 255 characters.'] }],
-      [{ name: 'x', abilities: ['catalog:delete'] }, { abilities: ['Each ability must be one of: *, tokens:manage, catalog:read, catalog:write.'] }],
+      [{ name: 'x', abilities: ['catalog:delete'] }, { abilities: ['Each ability must be one of: *, tokens:manage, catalog:read, catalog:write, configurations:write.'] }],
       [{ name: 'x', abilities: 'catalog:read' }, { abilities: ['The abilities field must be a list of strings.'] }],
       [{ name: 'x', abilities: Array(100).fill('catalog:read') }, { abilities: ['The abilities field has too many items.'] }],
       [{ name: 'x', expires_at: '2001-01-01T00:00:00Z' }, { expires_at: ['The expires at field must be a date after now.'] }],

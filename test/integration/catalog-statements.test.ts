@@ -49,6 +49,28 @@ describe('statements per request', () => {
     ]);
   });
 
+  it('configure at full depth costs what product(id) does, plus one statement for the rules (6)', async () => {
+    const tree = await t.graphql(QUERIES.Q1, { token, variables: { id: ids[17] } });
+    const chosen = tree.body.data.product.steps.flatMap((s: any) => s.components.flatMap((c: any) => c.customisations.slice(0, 1)));
+    t.database.queries.reset();
+    const res = await t.graphql(
+      `query ($id: ID!, $selections: [SelectionInput!]!) {
+        configure(productId: $id, selections: $selections) {
+          product { id basePrice currency rules { id customisation { id } other { id } }
+            steps { id required components { id minSelections maxSelections customisations { id name price priceMode } } } }
+          valid violations { code customisationId }
+          price { base { amount } lines { customisationId amount { amount } customisation { id name price } } total { amount } }
+        }
+      }`,
+      { token, variables: { id: ids[17], selections: chosen.map((c: { id: string }) => ({ customisationId: c.id, value: 'v' })) } },
+    );
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.configure.price.lines).toHaveLength(chosen.length);
+    expect(statementsByTable().sort()).toEqual(
+      ['personal_access_tokens', 'products', 'steps', 'configuration_rules', 'components', 'customisations'].sort(),
+    );
+  });
+
   it('products(first: 20, after) at full depth: the token, the page, then one per level (5)', async () => {
     const first = await t.graphql(QUERIES.Q2, { token, variables: { after: null } });
     const cursor = first.body.data.products.paginatorInfo.endCursor;

@@ -7,7 +7,8 @@ import { createCliTarget, type CliTarget } from '../support/cli.ts';
 
 // admin catalog:export / catalog:import, run as processes against two databases of their own.
 
-const SLOW = 60_000;
+// Each CLI run starts Node, tsx and (embedded) the database: ~10–20 s apiece on a busy 2-vCPU machine.
+const SLOW = 120_000;
 let a: CliTarget;
 let b: CliTarget;
 /** For the tests of hostile files, migrated up front so that they run alone too. */

@@ -70,6 +70,10 @@ describe('migrations', () => {
     `.execute(handle.db);
     expect(rows.map((r) => `${r.table}.${r.column}`).sort()).toEqual([
       'components.step_id',
+      'configuration_rules.customisation_id',
+      'configuration_rules.other_customisation_id',
+      'configuration_rules.product_id',
+      'configurations.user_id',
       'customisations.component_id',
       'personal_access_tokens.parent_id',
       'personal_access_tokens.user_id',
@@ -107,5 +111,54 @@ describe('migrations', () => {
       const { n } = await db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
       expect(Number(n), table).toBe(0);
     }
+  });
+  it('configuration data: defaults, bounds, one rule per pair (EXCLUDES either way round), rules touch the product', async () => {
+    const db = handle.db;
+    const one = async <T>(q: ReturnType<typeof sql<T>>) => (await q.execute(db)).rows[0]!;
+    const p = await one<{ id: string; base_price: string; currency: string; updated_at: Date }>(
+      sql`INSERT INTO products (name, sku) VALUES ('P', 'CONF-1') RETURNING id, base_price, currency, updated_at`,
+    );
+    expect([p.base_price, p.currency]).toEqual(['0.00', 'EUR']);
+    const s = await one<{ id: string; required: boolean }>(sql`INSERT INTO steps (product_id, name, "order") VALUES (${p.id}, 'S', 1) RETURNING id, required`);
+    expect(s.required).toBe(false);
+    const c = await one<{ id: string; min_selections: number; max_selections: number | null }>(
+      sql`INSERT INTO components (step_id, name, position) VALUES (${s.id}, 'C', 1) RETURNING id, min_selections, max_selections`,
+    );
+    expect([c.min_selections, c.max_selections]).toEqual([0, 1]);
+    await expect(sql`UPDATE components SET min_selections = 2, max_selections = 1 WHERE id = ${c.id}`.execute(db)).rejects.toThrow();
+    await sql`UPDATE components SET min_selections = 2, max_selections = NULL WHERE id = ${c.id}`.execute(db);
+    await expect(sql`UPDATE products SET base_price = -1 WHERE id = ${p.id}`.execute(db)).rejects.toThrow();
+    const [a, b] = (
+      await sql<{ id: string; price_mode: string }>`
+        INSERT INTO customisations (component_id, name, type, price) VALUES (${c.id}, 'A', 'colour', 1), (${c.id}, 'B', 'colour', 2)
+        RETURNING id, price_mode`.execute(db)
+    ).rows;
+    expect(a!.price_mode).toBe('ADD');
+    await expect(sql`UPDATE customisations SET price_mode = 'MULTIPLY' WHERE id = ${a!.id}`.execute(db)).rejects.toThrow();
+
+    const before = (await one<{ updated_at: Date }>(sql`SELECT updated_at FROM products WHERE id = ${p.id}`)).updated_at;
+    const rule = (kind: string, x: string, y: string) =>
+      sql`INSERT INTO configuration_rules (product_id, kind, customisation_id, other_customisation_id) VALUES (${p.id}, ${kind}, ${x}, ${y})`.execute(db);
+    await rule('EXCLUDES', a!.id, b!.id);
+    await expect(rule('EXCLUDES', b!.id, a!.id)).rejects.toThrow();
+    await rule('REQUIRES', a!.id, b!.id);
+    await rule('REQUIRES', b!.id, a!.id);
+    await expect(rule('REQUIRES', a!.id, b!.id)).rejects.toThrow();
+    await expect(rule('REQUIRES', a!.id, a!.id)).rejects.toThrow();
+    const after = (await one<{ updated_at: Date }>(sql`SELECT updated_at FROM products WHERE id = ${p.id}`)).updated_at;
+    expect(after.getTime()).toBeGreaterThan(before.getTime());
+
+    // Deleting an end deletes its rules; a saved configuration outlives its product.
+    await sql`DELETE FROM customisations WHERE id = ${b!.id}`.execute(db);
+    expect((await one<{ n: string }>(sql`SELECT count(*) AS n FROM configuration_rules`)).n).toBe('0');
+    await sql`
+      INSERT INTO configurations (id, product_id, selections, base_cents, total_cents, currency, product_updated_at)
+      VALUES ('abcDEF123456', ${p.id}, '[]', 0, 0, 'EUR', now())`.execute(db);
+    await expect(
+      sql`INSERT INTO configurations (id, product_id, selections, base_cents, total_cents, currency, product_updated_at)
+          VALUES ('short', ${p.id}, '[]', 0, 0, 'EUR', now())`.execute(db),
+    ).rejects.toThrow();
+    await sql`DELETE FROM products WHERE id = ${p.id}`.execute(db);
+    expect((await one<{ n: string }>(sql`SELECT count(*) AS n FROM configurations`)).n).toBe('1');
   });
 });

@@ -294,7 +294,7 @@ describe('npm run admin', () => {
       await a.run('admin', ['token:create', '--email', 'nobody@example.com', '--name', 'x']),
     ];
     expect(badAbility.code).toBe(2);
-    expect(badAbility.stderr).toContain('--abilities: Each ability must be one of: *, tokens:manage, catalog:read, catalog:write.');
+    expect(badAbility.stderr).toContain('--abilities: Each ability must be one of: *, tokens:manage, catalog:read, catalog:write, configurations:write.');
     expect(noName.code).toBe(2);
     expect(noName.stderr).toContain('--name: The name field is required.');
     expect(past.code).toBe(2);

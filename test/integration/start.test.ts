@@ -104,7 +104,7 @@ describe('npm start on a tree that was never built', () => {
   it('compiles dist/ first, then serves from it', async () => {
     const tree = await fs.mkdtemp(path.join(os.tmpdir(), 'pcs-build-'));
     try {
-      for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'db', 'schema', 'scripts/build.mjs', 'scripts/build-graphiql.mjs']) {
+      for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'db', 'schema', 'docs/openapi.json', 'scripts/build.mjs', 'scripts/build-graphiql.mjs']) {
         await fs.cp(path.join(root, entry), path.join(tree, entry), { recursive: true });
       }
       await fs.symlink(path.join(root, 'node_modules'), path.join(tree, 'node_modules'));
@@ -122,6 +122,7 @@ describe('npm start on a tree that was never built', () => {
       await expect(fs.stat(path.join(tree, 'dist/src/main.js'))).resolves.toBeTruthy();
       await expect(fs.stat(path.join(tree, 'dist/schema/catalog/product.graphql'))).resolves.toBeTruthy();
       await expect(fs.stat(path.join(tree, 'dist/graphiql/page.js'))).resolves.toBeTruthy();
+      await expect(fs.stat(path.join(tree, 'dist/docs/openapi.json'))).resolves.toBeTruthy();
       const exited = new Promise((resolve) => child.once('exit', resolve));
       process.kill(-child.pid!, 'SIGTERM');
       await exited;

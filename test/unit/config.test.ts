@@ -65,6 +65,15 @@ describe('loadConfig', () => {
     });
   });
 
+  it('configuration settings: a known currency, save bound and retention', () => {
+    expect(loadConfig({})).toMatchObject({ catalogCurrency: 'EUR', configurations: { savesPerMinute: 30, retentionDays: undefined } });
+    expect(
+      loadConfig({ CATALOG_CURRENCY: 'usd', CONFIGURATION_SAVES_PER_MINUTE: '5', CONFIGURATION_RETENTION_DAYS: '90' }),
+    ).toMatchObject({ catalogCurrency: 'USD', configurations: { savesPerMinute: 5, retentionDays: 90 } });
+    expect(() => loadConfig({ CATALOG_CURRENCY: 'XYZ1' })).toThrow(/CATALOG_CURRENCY="XYZ1": must be an ISO 4217/);
+    expect(() => loadConfig({ CONFIGURATION_SAVES_PER_MINUTE: '0' })).toThrow(/CONFIGURATION_SAVES_PER_MINUTE/);
+  });
+
   it('treats empty optional variables as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', TOKEN_EXPIRATION_MINUTES: '' })).toMatchObject({
       databaseUrl: undefined,

@@ -45,6 +45,27 @@ export function selectionWeights(nodes: readonly FieldNode[], fragments: Fragmen
   return weights;
 }
 
+/** Fields per item of a list whose items hold only single objects below (a rule and its two customisations): every field counts. */
+export function fieldsPerItem(nodes: readonly FieldNode[], fragments: Fragments): number {
+  let total = 0;
+  const count = (set: SelectionSetNode | undefined, seen: Set<string>): void => {
+    for (const selection of set?.selections ?? []) {
+      if (selection.kind === Kind.FIELD) {
+        total += 1;
+        count(selection.selectionSet, seen);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        count(selection.selectionSet, seen);
+      } else if (!seen.has(selection.name.value)) {
+        seen.add(selection.name.value);
+        count(fragments[selection.name.value]?.selectionSet, seen);
+        seen.delete(selection.name.value);
+      }
+    }
+  };
+  for (const node of nodes) count(node.selectionSet, new Set());
+  return total;
+}
+
 /** One request's spending: each list field's answer is charged before its rows are read. */
 export class AnswerBudget {
   private spent = 0;

@@ -7,6 +7,11 @@ import type { CatalogTables } from './tables.ts';
 export type { CatalogDb, CatalogTables } from './tables.ts';
 export { countProducts } from './repository.ts';
 export { insertProductTrees, type NewProductTree } from './write-repository.ts';
+// What the configurations module needs of the catalogue: today's tree, checked and priced.
+export type { CatalogRequest } from './context.ts';
+export type { ProductParent } from './mappers.ts';
+export { configureProduct, money, priceBreakdownParent, type Configured, type MoneyParent, type PriceBreakdownParent } from './configure/service.ts';
+export { selectionInputErrors, type Choice, type PriceMode, type Selection, type Violation } from './configure/engine.ts';
 
 export const CATALOG_READ = 'catalog:read';
 export const CATALOG_WRITE = 'catalog:write';
@@ -24,13 +29,21 @@ export const catalogModule = {
     resolvers: catalogResolvers,
     // The catalogue reads the same for every token; a field added later stays uncached until listed here.
     publicFields: {
-      Query: ['products', 'product'],
+      // configure answers from the catalogue alone (and its arguments, part of the key); catalogue
+      // writes, rules included, empty the cache.
+      Query: ['products', 'product', 'configure'],
       ProductPaginator: ['data', 'paginatorInfo'],
       PaginatorInfo: ['count', 'currentPage', 'firstItem', 'hasMorePages', 'lastItem', 'lastPage', 'perPage', 'total', 'endCursor'],
-      Product: ['id', 'name', 'sku', 'steps', 'createdAt', 'updatedAt'],
-      Step: ['id', 'name', 'order', 'components', 'createdAt', 'updatedAt'],
-      Component: ['id', 'name', 'position', 'customisations', 'createdAt', 'updatedAt'],
-      Customisation: ['id', 'name', 'type', 'price', 'createdAt', 'updatedAt'],
+      Product: ['id', 'name', 'sku', 'steps', 'createdAt', 'updatedAt', 'basePrice', 'currency', 'rules'],
+      Step: ['id', 'name', 'order', 'components', 'createdAt', 'updatedAt', 'required'],
+      Component: ['id', 'name', 'position', 'customisations', 'createdAt', 'updatedAt', 'minSelections', 'maxSelections'],
+      Customisation: ['id', 'name', 'type', 'price', 'createdAt', 'updatedAt', 'priceMode'],
+      ConfigurationRule: ['id', 'kind', 'customisation', 'other', 'message'],
+      ConfigurationCheck: ['product', 'valid', 'violations', 'price'],
+      Violation: ['code', 'message', 'stepId', 'componentId', 'customisationId', 'otherCustomisationId'],
+      PriceBreakdown: ['base', 'lines', 'total'],
+      PriceLine: ['customisationId', 'name', 'mode', 'amount', 'customisation'],
+      Money: ['amount', 'currency'],
     },
     // How `npm run codegen` types the resolvers: paths from ./generated/.
     codegen: {
@@ -41,6 +54,11 @@ export const catalogModule = {
         Component: '../mappers.ts#ComponentParent',
         Customisation: '../mappers.ts#CustomisationParent',
         ProductPaginator: '../service.ts#ProductPage',
+        ConfigurationRule: '../mappers.ts#ConfigurationRuleParent',
+        ConfigurationCheck: '../configure/service.ts#ConfigurationCheckParent',
+        PriceBreakdown: '../configure/service.ts#PriceBreakdownParent',
+        PriceLine: '../configure/service.ts#PriceLineParent',
+        Money: '../configure/service.ts#MoneyParent',
       },
     },
   },

@@ -1,12 +1,13 @@
 import DataLoader from 'dataloader';
 import type { CatalogDb } from './tables.ts';
-import type { ComponentParent, CustomisationParent, ProductParent, StepParent } from './mappers.ts';
+import type { ComponentParent, ConfigurationRuleParent, CustomisationParent, ProductParent, StepParent } from './mappers.ts';
 import {
   findComponentsByIds,
   findComponentsByStepIds,
   findCustomisationsByComponentIds,
   findCustomisationsByIds,
   findProductsByIds,
+  findRulesByProductIds,
   findStepsByIds,
   findStepsByProductIds,
 } from './repository.ts';
@@ -47,6 +48,9 @@ export function createCatalogLoaders(db: CatalogDb) {
     ),
     customisationsByComponentId: new DataLoader<string, CustomisationParent[]>(async (ids) =>
       groupByKey(ids, await findCustomisationsByComponentIds(db, ids), (r) => r.component_id),
+    ),
+    rulesByProductId: new DataLoader<string, ConfigurationRuleParent[]>(async (ids) =>
+      groupByKey(ids, await findRulesByProductIds(db, ids), (r) => r.product_id),
     ),
   };
 }

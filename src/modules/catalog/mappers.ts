@@ -11,6 +11,8 @@ export interface ProductParent extends Stamped {
   id: string;
   name: string;
   sku: string;
+  basePrice: number;
+  currency: string;
   /** Rows in the product's tree: not fields, they bound the answer before the tree is read (answer-size.ts). */
   stepCount: number;
   componentCount: number;
@@ -20,15 +22,26 @@ export interface StepParent extends Stamped {
   id: string;
   name: string;
   order: number;
+  required: boolean;
 }
 export interface ComponentParent extends Stamped {
   id: string;
   name: string;
   position: number;
+  minSelections: number;
+  maxSelections: number | null;
 }
 export interface CustomisationParent extends Stamped {
   id: string;
   name: string;
   type: string;
   price: number;
+  priceMode: 'ADD' | 'REPLACE_BASE';
+}
+export interface ConfigurationRuleParent {
+  id: string;
+  kind: 'REQUIRES' | 'EXCLUDES';
+  customisationId: string;
+  otherCustomisationId: string;
+  message: string | null;
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { CatalogDb } from './tables.ts';
 import { preparedQuery } from '../../platform/prepared.ts';
-import type { ComponentParent, CustomisationParent, ProductParent, StepParent } from './mappers.ts';
+import type { ComponentParent, ConfigurationRuleParent, CustomisationParent, ProductParent, StepParent } from './mappers.ts';
 
 // Reads return rows shaped as GraphQL parents: ids and parent keys cast to text, prices to float8, so pg parses
 // nothing and no mapper copies a row. float8 is exact: numeric(12,2) has at most 12 significant digits, and
@@ -17,12 +17,19 @@ export interface ComponentRow extends ComponentParent {
 export interface CustomisationRow extends CustomisationParent {
   component_id: string;
 }
+export interface RuleRow extends ConfigurationRuleParent {
+  product_id: string;
+}
 
 const idText = sql<string>`id::text`.as('id');
 const productIdText = sql<string>`product_id::text`.as('product_id');
 const stepIdText = sql<string>`step_id::text`.as('step_id');
 const componentIdText = sql<string>`component_id::text`.as('component_id');
 const priceFloat = sql<number>`price::float8`.as('price');
+const basePriceFloat = sql<number>`base_price::float8`.as('basePrice');
+const priceMode = sql<'ADD' | 'REPLACE_BASE'>`price_mode`.as('priceMode');
+const minSelections = sql<number>`min_selections`.as('minSelections');
+const maxSelections = sql<number | null>`max_selections`.as('maxSelections');
 const epochMs = (column: string) => sql<number>`(extract(epoch from ${sql.ref(column)}) * 1000)::float8`;
 const createdAtMs = epochMs('created_at').as('createdAt');
 const updatedAtMs = epochMs('updated_at').as('updatedAt');
@@ -45,7 +52,18 @@ type PageRow = {
 } & { [K in keyof ProductRow]: ProductRow[K] | null };
 
 // productColumns, for the page statements written in SQL.
-const PAGE_COLUMNS = sql.join([idText, sql.ref('name'), sql.ref('sku'), createdAtMs, updatedAtMs, stepCount, componentCount, customisationCount]);
+const PAGE_COLUMNS = sql.join([
+  idText,
+  sql.ref('name'),
+  sql.ref('sku'),
+  basePriceFloat,
+  sql.ref('currency'),
+  createdAtMs,
+  updatedAtMs,
+  stepCount,
+  componentCount,
+  customisationCount,
+]);
 
 // The counts scan every product id: only pages that select a counted field pay for them.
 const productPageWithCounts = preparedQuery<PageRow>('catalog_product_page_counted', (db) =>
@@ -90,10 +108,29 @@ export async function findProductPage(
   };
 }
 
-export const productColumns = [idText, 'name', 'sku', createdAtMs, updatedAtMs, stepCount, componentCount, customisationCount] as const;
-export const stepColumns = [idText, productIdText, 'name', 'order', createdAtMs, updatedAtMs] as const;
-export const componentColumns = [idText, stepIdText, 'name', 'position', createdAtMs, updatedAtMs] as const;
-export const customisationColumns = [idText, componentIdText, 'name', 'type', priceFloat, createdAtMs, updatedAtMs] as const;
+export const productColumns = [
+  idText,
+  'name',
+  'sku',
+  basePriceFloat,
+  'currency',
+  createdAtMs,
+  updatedAtMs,
+  stepCount,
+  componentCount,
+  customisationCount,
+] as const;
+export const stepColumns = [idText, productIdText, 'name', 'order', 'required', createdAtMs, updatedAtMs] as const;
+export const componentColumns = [idText, stepIdText, 'name', 'position', minSelections, maxSelections, createdAtMs, updatedAtMs] as const;
+export const customisationColumns = [idText, componentIdText, 'name', 'type', priceFloat, priceMode, createdAtMs, updatedAtMs] as const;
+const ruleColumns = [
+  idText,
+  productIdText,
+  'kind',
+  sql<string>`customisation_id::text`.as('customisationId'),
+  sql<string>`other_customisation_id::text`.as('otherCustomisationId'),
+  'message',
+] as const;
 
 const anyOf = (column: string) => sql<boolean>`${sql.ref(column)} = ANY(${[]}::bigint[])`;
 
@@ -130,6 +167,15 @@ const customisationsByComponentIds = preparedQuery<CustomisationRow>('catalog_cu
     .orderBy('customisations.id'),
 );
 
+const rulesByProductIds = preparedQuery<RuleRow>('catalog_rules_by_product_ids', (db: CatalogDb) =>
+  db
+    .selectFrom('configuration_rules')
+    .select(ruleColumns)
+    .where(anyOf('product_id'))
+    .orderBy('configuration_rules.product_id')
+    .orderBy('configuration_rules.id'),
+);
+
 export const findProductsByIds = (db: CatalogDb, ids: readonly string[]) => productsByIds.execute(db, [ids]);
 export const findStepsByIds = (db: CatalogDb, ids: readonly string[]) => stepsByIds.execute(db, [ids]);
 export const findComponentsByIds = (db: CatalogDb, ids: readonly string[]) => componentsByIds.execute(db, [ids]);
@@ -138,6 +184,8 @@ export const findStepsByProductIds = (db: CatalogDb, productIds: readonly string
 export const findComponentsByStepIds = (db: CatalogDb, stepIds: readonly string[]) => componentsByStepIds.execute(db, [stepIds]);
 export const findCustomisationsByComponentIds = (db: CatalogDb, componentIds: readonly string[]) =>
   customisationsByComponentIds.execute(db, [componentIds]);
+
+export const findRulesByProductIds = (db: CatalogDb, productIds: readonly string[]) => rulesByProductIds.execute(db, [productIds]);
 
 export async function countProducts(db: CatalogDb): Promise<number> {
   const row = await db

@@ -1,8 +1,10 @@
 import type DataLoader from 'dataloader';
 import { parseRowId } from '../../platform/ids.ts';
 import type { Resolvers } from './generated/resolvers-types.ts';
-import { selectionWeights } from './answer-size.ts';
+import { fieldsPerItem, selectionWeights } from './answer-size.ts';
 import { selectsPaginatorCounts } from './pagination.ts';
+import { configurationCheckParent, configureProduct } from './configure/service.ts';
+import { decimalScalar } from './configure/decimal.ts';
 
 // Typed by codegen from the SDL, so a field renamed or retyped in schema/catalog/ fails tsc here.
 
@@ -17,7 +19,12 @@ export const catalogResolvers: Resolvers = {
     products: (_, args, ctx, info) =>
       ctx.catalog.productPage({ first: args.first, after: args.after, withCounts: selectsPaginatorCounts(info) }),
     product: (_, args, ctx) => byId(ctx.catalog.loaders.productsById, args.id),
+    configure: async (_, args, ctx) => {
+      const configured = await configureProduct(ctx.catalog.loaders, args.productId, args.selections);
+      return configured && configurationCheckParent(configured);
+    },
   },
+  Decimal: decimalScalar,
   // `_entities` goes through the same loaders: N references cost one statement per type.
   Product: {
     __resolveReference: (ref, ctx) => byId(ctx.catalog.loaders.productsById, ref.id),
@@ -29,6 +36,20 @@ export const catalogResolvers: Resolvers = {
       ctx.catalog.answer.markPaid(steps);
       return steps;
     },
+    // Rules are not among the product's counts: priced by the rows read, before they are answered.
+    rules: async (product, _, ctx, info) => {
+      const rules = await ctx.catalog.loaders.rulesByProductId.load(product.id);
+      ctx.catalog.answer.charge(fieldsPerItem(info.fieldNodes, info.fragments) * rules.length);
+      return rules;
+    },
+  },
+  // Both ends belong to the rule's product and go with it: a rule never outlives them.
+  ConfigurationRule: {
+    customisation: async (rule, _, ctx) => (await ctx.catalog.loaders.customisationsById.load(rule.customisationId))!,
+    other: async (rule, _, ctx) => (await ctx.catalog.loaders.customisationsById.load(rule.otherCustomisationId))!,
+  },
+  PriceLine: {
+    customisation: (line, _, ctx) => byId(ctx.catalog.loaders.customisationsById, line.customisationId),
   },
   Step: {
     __resolveReference: (ref, ctx) => byId(ctx.catalog.loaders.stepsById, ref.id),

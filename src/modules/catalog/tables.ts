@@ -5,6 +5,8 @@ export interface ProductTable {
   id: Generated<string>;
   name: string;
   sku: string;
+  base_price: Generated<string>;
+  currency: Generated<string>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   /** The size of the product's tree, kept by triggers (migration 0015). */
@@ -18,6 +20,7 @@ export interface StepTable {
   product_id: string;
   name: string;
   order: number;
+  required: Generated<boolean>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -27,6 +30,8 @@ export interface ComponentTable {
   step_id: string;
   name: string;
   position: number;
+  min_selections: Generated<number>;
+  max_selections: Generated<number | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -37,8 +42,20 @@ export interface CustomisationTable {
   name: string;
   type: string;
   price: string;
+  price_mode: Generated<'ADD' | 'REPLACE_BASE'>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+}
+
+/** Between two customisations of one product; EXCLUDES (A, B) and (B, A) are the same rule. */
+export interface ConfigurationRuleTable {
+  id: Generated<string>;
+  product_id: string;
+  kind: 'REQUIRES' | 'EXCLUDES';
+  customisation_id: string;
+  other_customisation_id: string;
+  message: string | null;
+  created_at: Generated<Date>;
 }
 
 export interface CatalogTables {
@@ -46,6 +63,7 @@ export interface CatalogTables {
   steps: StepTable;
   components: ComponentTable;
   customisations: CustomisationTable;
+  configuration_rules: ConfigurationRuleTable;
 }
 
 export type CatalogDb = Kysely<CatalogTables>;

@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { ProductParent, StepParent, ComponentParent, CustomisationParent } from '../mappers.ts';
+import type { ProductParent, StepParent, ComponentParent, CustomisationParent, ConfigurationRuleParent } from '../mappers.ts';
 import type { ProductPage } from '../service.ts';
+import type { ConfigurationCheckParent, PriceBreakdownParent, PriceLineParent, MoneyParent } from '../configure/service.ts';
 import type { CatalogContext } from '../context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -18,6 +19,12 @@ export type Scalars = {
    * equal to the stored value.
    */
   DateTime: { input: Date; output: Date | string | number; }
+  /**
+   * An exact amount of money in major units as a string with exactly two decimals, such as
+   * `"1234.50"` or `"0.29"`: never a float, so nothing rounds it on the way. Computed in integer
+   * cents on the server.
+   */
+  Decimal: { input: unknown; output: unknown; }
   _FieldSet: { input: unknown; output: unknown; }
 };
 
@@ -31,6 +38,11 @@ export type Scalars = {
 export type Query = {
   __typename?: 'Query';
   /**
+   * Checks and prices a selection of a product's customisations without storing anything; null
+   * when the product does not exist. At most 1000 selections (more: `BAD_USER_INPUT`).
+   */
+  configure?: Maybe<ConfigurationCheck>;
+  /**
    * A page of products ordered by id ascending. Ask for the first page with `first` alone; ask
    * for the next with `first` and `after` set to the previous page's `paginatorInfo.endCursor`.
    * Errors (code `BAD_USER_INPUT`): `first` outside 1 to the maximum page size, and a malformed
@@ -39,6 +51,19 @@ export type Query = {
   products: ProductPaginator;
   /** One product by its id, or null when no product has that id (including ids that are not positive integers). */
   product?: Maybe<Product>;
+};
+
+
+/**
+ * The root of every read. Each module adds its own fields with `extend type Query`.
+ * Every operation needs the header `Authorization: Bearer <token>`, with a token issued by
+ * `POST /api/v1/login`; without a valid one the answer is HTTP 401 with the error code
+ * `UNAUTHENTICATED`. Catalogue reads need the token's `catalog:read` ability (every login token
+ * has it); without it the answer is an error with the code `FORBIDDEN`.
+ */
+export type QueryConfigureArgs = {
+  productId: Scalars['ID']['input'];
+  selections: Array<SelectionInput>;
 };
 
 
@@ -67,9 +92,10 @@ export type QueryProductArgs = {
 };
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -143,9 +169,10 @@ export type Mutation = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -162,9 +189,10 @@ export type MutationCreateProductArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -182,9 +210,10 @@ export type MutationUpdateProductArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -202,9 +231,10 @@ export type MutationDeleteProductArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -221,9 +251,10 @@ export type MutationUpsertProductArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -241,9 +272,10 @@ export type MutationCreateStepArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -261,9 +293,10 @@ export type MutationUpdateStepArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -281,9 +314,10 @@ export type MutationDeleteStepArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -301,9 +335,10 @@ export type MutationCreateComponentArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -321,9 +356,10 @@ export type MutationUpdateComponentArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -341,9 +377,10 @@ export type MutationDeleteComponentArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -361,9 +398,10 @@ export type MutationCreateCustomisationArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -381,9 +419,10 @@ export type MutationUpdateCustomisationArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -401,9 +440,10 @@ export type MutationDeleteCustomisationArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -422,9 +462,10 @@ export type MutationReorderStepsArgs = {
 
 
 /**
- * Catalogue writes. Every mutation needs a token with the `catalog:write` ability, which only
- * administrators' tokens carry; without it the answer is an error with the code `FORBIDDEN` and
- * nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
  * Send inputs as variables: a document is limited in tokens, variables are not.
  *
  * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
@@ -500,6 +541,105 @@ export type Component = {
   createdAt: Scalars['DateTime']['output'];
   /** When the component itself last changed (its product's `updatedAt` moves with it). */
   updatedAt: Scalars['DateTime']['output'];
+  /** The fewest of this component's customisations a configuration may choose (0 by default). */
+  minSelections: Scalars['Int']['output'];
+  /** The most of this component's customisations a configuration may choose (1 by default); null: no limit. */
+  maxSelections?: Maybe<Scalars['Int']['output']>;
+};
+
+/** How a customisation's price counts towards the price of a configuration. */
+export enum PriceMode {
+  /** Its price is added to the product's price (the default). */
+  Add = 'ADD',
+  /** Its price replaces the product's base price (e.g. a size that sets the price). At most one may be chosen. */
+  ReplaceBase = 'REPLACE_BASE'
+}
+
+/** What a configuration rule says about its two customisations. */
+export enum RuleKind {
+  /** Choosing `customisation` needs `other` chosen too. */
+  Requires = 'REQUIRES',
+  /** `customisation` and `other` may not both be chosen (either way round). */
+  Excludes = 'EXCLUDES'
+}
+
+/**
+ * A rule between two customisations of one product, checked by `configure` and
+ * `saveConfiguration`. Never between a customisation and itself; one rule per kind and pair.
+ */
+export type ConfigurationRule = {
+  __typename?: 'ConfigurationRule';
+  /** Identifier of the rule: a positive decimal integer as a string. */
+  id: Scalars['ID']['output'];
+  /** What the rule says: `REQUIRES` or `EXCLUDES`. */
+  kind: RuleKind;
+  /** The customisation the rule constrains; a violation names it as `customisationId`. */
+  customisation: Customisation;
+  /** The customisation it requires or excludes; a violation names it as `otherCustomisationId`. */
+  other: Customisation;
+  /** Shown as the violation's message when set; otherwise a message is generated. */
+  message?: Maybe<Scalars['String']['output']>;
+};
+
+/**
+ * A configurable product of the catalogue: a name, a stock-keeping code and the ordered steps
+ * a customer goes through to configure it. Other subgraphs may reference a product by `id`.
+ */
+export type Product = {
+  __typename?: 'Product';
+  /** The price before any choice, in `currency`: at least 0, at most two decimals (0 unless set). */
+  basePrice: Scalars['Float']['output'];
+  /** ISO 4217 code of the currency of every price of this product (e.g. `EUR`). */
+  currency: Scalars['String']['output'];
+  /** The rules between this product's customisations, ordered by id. Empty when there are none. */
+  rules: Array<ConfigurationRule>;
+  /** Identifier of the product: a positive decimal integer as a string (for example "42"); never changes. */
+  id: Scalars['ID']['output'];
+  /** Display name of the product, as entered in the catalogue; not necessarily unique. */
+  name: Scalars['String']['output'];
+  /** Stock-keeping code; unique across the catalogue and compared case-sensitively. */
+  sku: Scalars['String']['output'];
+  /**
+   * The product's configuration steps, ordered by `order` ascending. Never null; an empty
+   * list when the product has no steps.
+   */
+  steps: Array<Step>;
+  /** When the product was created. */
+  createdAt: Scalars['DateTime']['output'];
+  /**
+   * When the product or anything in its tree (its steps, their components and customisations)
+   * last changed. Send it back as `expectedUpdatedAt` to make a write fail with `CONFLICT` if
+   * someone else changed the product in between.
+   */
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+/**
+ * One step of a product's configuration, such as "Choose a frame". Other subgraphs may
+ * reference a step by `id`.
+ */
+export type Step = {
+  __typename?: 'Step';
+  /** When true, at least one customisation of this step must be chosen. */
+  required: Scalars['Boolean']['output'];
+  /** Identifier of the step: a positive decimal integer as a string; never changes. */
+  id: Scalars['ID']['output'];
+  /** Display name of the step. */
+  name: Scalars['String']['output'];
+  /**
+   * Position of the step in its product: an integer, unique within the product, ascending in the
+   * order a customer goes through the steps. Not necessarily contiguous nor starting at 1.
+   */
+  order: Scalars['Int']['output'];
+  /**
+   * The step's components, ordered by position ascending, then by id for equal positions. Never
+   * null; an empty list when the step has no components.
+   */
+  components: Array<Component>;
+  /** When the step was created. */
+  createdAt: Scalars['DateTime']['output'];
+  /** When the step itself last changed (its product's `updatedAt` moves with it). */
+  updatedAt: Scalars['DateTime']['output'];
 };
 
 /**
@@ -508,6 +648,8 @@ export type Component = {
  */
 export type Customisation = {
   __typename?: 'Customisation';
+  /** How this customisation's price counts: added (`ADD`, the default) or replacing the base price. */
+  priceMode: PriceMode;
   /** Identifier of the customisation: a positive decimal integer as a string; never changes. */
   id: Scalars['ID']['output'];
   /** Display name of the customisation, such as "Midnight Blue". */
@@ -529,6 +671,117 @@ export type Customisation = {
   createdAt: Scalars['DateTime']['output'];
   /** When the customisation itself last changed (its product's `updatedAt` moves with it). */
   updatedAt: Scalars['DateTime']['output'];
+};
+
+/** One chosen customisation, with what the customer entered for it. */
+export type SelectionInput = {
+  /** The chosen customisation's id. */
+  customisationId: Scalars['ID']['input'];
+  /**
+   * What the customer entered: required (1 to 1000 characters after trimming) for customisations of
+   * type `text`, `typography` and `image`; optional (at most 1000 characters) for every other type.
+   */
+  value?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** An amount in a currency. */
+export type Money = {
+  __typename?: 'Money';
+  /** The amount, e.g. `"1234.50"`. */
+  amount: Scalars['Decimal']['output'];
+  /** ISO 4217 code of the currency, e.g. `EUR`. */
+  currency: Scalars['String']['output'];
+};
+
+/** One chosen customisation's part of a price. */
+export type PriceLine = {
+  __typename?: 'PriceLine';
+  /** The chosen customisation's id (kept when the customisation is deleted). */
+  customisationId: Scalars['ID']['output'];
+  /** The customisation's name when the price was computed. */
+  name: Scalars['String']['output'];
+  /** How the amount counts: added, or replacing the base price. */
+  mode: PriceMode;
+  /** The customisation's price when the price was computed. */
+  amount: Money;
+  /** The customisation as it is now; null once it was deleted. */
+  customisation?: Maybe<Customisation>;
+};
+
+/**
+ * A price and how it is made: `total` is the `REPLACE_BASE` line's amount when exactly one is
+ * chosen, else `base`, plus every `ADD` line.
+ */
+export type PriceBreakdown = {
+  __typename?: 'PriceBreakdown';
+  /** The product's base price. */
+  base: Money;
+  /** One line per chosen customisation (unknown and repeated choices left out), in catalogue order. */
+  lines: Array<PriceLine>;
+  /** What the configuration costs. */
+  total: Money;
+};
+
+/** Why a selection cannot be ordered as it is. */
+export enum ViolationCode {
+  /** Not a customisation of this product. */
+  UnknownCustomisation = 'UNKNOWN_CUSTOMISATION',
+  /** Chosen more than once: it counts once, with its first value. */
+  DuplicateSelection = 'DUPLICATE_SELECTION',
+  /** A required step has no choice. */
+  StepRequired = 'STEP_REQUIRED',
+  /** Fewer choices in a component than its `minSelections`. */
+  TooFewSelections = 'TOO_FEW_SELECTIONS',
+  /** More choices in a component than its `maxSelections`. */
+  TooManySelections = 'TOO_MANY_SELECTIONS',
+  /** A `REQUIRES` rule is broken. */
+  Requires = 'REQUIRES',
+  /** An `EXCLUDES` rule is broken. */
+  Excludes = 'EXCLUDES',
+  /** A `text`, `typography` or `image` customisation without a value. */
+  ValueRequired = 'VALUE_REQUIRED',
+  /** A value longer than 1000 characters. */
+  ValueTooLong = 'VALUE_TOO_LONG',
+  /** More than one `REPLACE_BASE` customisation chosen: reported for each after the first. */
+  BasePriceConflict = 'BASE_PRICE_CONFLICT'
+}
+
+/**
+ * One problem of a selection. The ids say where: a customisation (with its component and step), a
+ * component (with its step) or a step; a rule's violation names the rule's `customisation` as
+ * `customisationId` and its `other` as `otherCustomisationId`.
+ */
+export type Violation = {
+  __typename?: 'Violation';
+  /** What is wrong. */
+  code: ViolationCode;
+  /** A sentence for the customer; a rule's own `message` when it has one. */
+  message: Scalars['String']['output'];
+  /** The step concerned: the step itself, or the one holding the component or customisation named. */
+  stepId?: Maybe<Scalars['ID']['output']>;
+  /** The component concerned, when the violation is about a component or one of its customisations. */
+  componentId?: Maybe<Scalars['ID']['output']>;
+  /** The customisation concerned (for `UNKNOWN_CUSTOMISATION`, the id as sent). */
+  customisationId?: Maybe<Scalars['ID']['output']>;
+  /** The other end of a broken rule, or the first `REPLACE_BASE` choice for `BASE_PRICE_CONFLICT`. */
+  otherCustomisationId?: Maybe<Scalars['ID']['output']>;
+};
+
+/** A selection checked and priced against the catalogue as it is now. */
+export type ConfigurationCheck = {
+  __typename?: 'ConfigurationCheck';
+  /** The product configured, as it is now. */
+  product: Product;
+  /** True exactly when `violations` is empty. */
+  valid: Scalars['Boolean']['output'];
+  /**
+   * Every problem, in a fixed order: unknown customisations first (by id), then by the place each
+   * names in the catalogue (step order, component position then id, customisation id), then code,
+   * then the other customisation, then rule. The same selection in any order gives the same list.
+   */
+  violations: Array<Violation>;
+  /** The price, given even when the selection is invalid. */
+  price: PriceBreakdown;
 };
 
 /** A new product and, optionally, its whole tree. */
@@ -708,33 +961,6 @@ export type UpdateCustomisationInput = {
   expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
-/**
- * A configurable product of the catalogue: a name, a stock-keeping code and the ordered steps
- * a customer goes through to configure it. Other subgraphs may reference a product by `id`.
- */
-export type Product = {
-  __typename?: 'Product';
-  /** Identifier of the product: a positive decimal integer as a string (for example "42"); never changes. */
-  id: Scalars['ID']['output'];
-  /** Display name of the product, as entered in the catalogue; not necessarily unique. */
-  name: Scalars['String']['output'];
-  /** Stock-keeping code; unique across the catalogue and compared case-sensitively. */
-  sku: Scalars['String']['output'];
-  /**
-   * The product's configuration steps, ordered by `order` ascending. Never null; an empty
-   * list when the product has no steps.
-   */
-  steps: Array<Step>;
-  /** When the product was created. */
-  createdAt: Scalars['DateTime']['output'];
-  /**
-   * When the product or anything in its tree (its steps, their components and customisations)
-   * last changed. Send it back as `expectedUpdatedAt` to make a write fail with `CONFLICT` if
-   * someone else changed the product in between.
-   */
-  updatedAt: Scalars['DateTime']['output'];
-};
-
 /** A page of products, ordered by id ascending. */
 export type ProductPaginator = {
   __typename?: 'ProductPaginator';
@@ -742,32 +968,6 @@ export type ProductPaginator = {
   data: Array<Product>;
   /** Paging metadata of this page. */
   paginatorInfo: PaginatorInfo;
-};
-
-/**
- * One step of a product's configuration, such as "Choose a frame". Other subgraphs may
- * reference a step by `id`.
- */
-export type Step = {
-  __typename?: 'Step';
-  /** Identifier of the step: a positive decimal integer as a string; never changes. */
-  id: Scalars['ID']['output'];
-  /** Display name of the step. */
-  name: Scalars['String']['output'];
-  /**
-   * Position of the step in its product: an integer, unique within the product, ascending in the
-   * order a customer goes through the steps. Not necessarily contiguous nor starting at 1.
-   */
-  order: Scalars['Int']['output'];
-  /**
-   * The step's components, ordered by position ascending, then by id for equal positions. Never
-   * null; an empty list when the step has no components.
-   */
-  components: Array<Component>;
-  /** When the step was created. */
-  createdAt: Scalars['DateTime']['output'];
-  /** When the step itself last changed (its product's `updatedAt` moves with it). */
-  updatedAt: Scalars['DateTime']['output'];
 };
 
 
@@ -851,9 +1051,9 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 /** Mapping of federation types */
 export type FederationTypes = {
   Component: Component;
-  Customisation: Customisation;
   Product: Product;
   Step: Step;
+  Customisation: Customisation;
 };
 
 /** Mapping of federation reference types */
@@ -861,15 +1061,15 @@ export type FederationReferenceTypes = {
   Component:
     ( { __typename: 'Component' }
     & GraphQLRecursivePick<FederationTypes['Component'], {"id":true}> );
-  Customisation:
-    ( { __typename: 'Customisation' }
-    & GraphQLRecursivePick<FederationTypes['Customisation'], {"id":true}> );
   Product:
     ( { __typename: 'Product' }
     & GraphQLRecursivePick<FederationTypes['Product'], {"id":true}> );
   Step:
     ( { __typename: 'Step' }
     & GraphQLRecursivePick<FederationTypes['Step'], {"id":true}> );
+  Customisation:
+    ( { __typename: 'Customisation' }
+    & GraphQLRecursivePick<FederationTypes['Customisation'], {"id":true}> );
 };
 
 
@@ -877,16 +1077,29 @@ export type FederationReferenceTypes = {
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
-  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   PaginatorInfo: ResolverTypeWrapper<PaginatorInfo>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Component: ResolverTypeWrapper<ComponentParent>;
-  Customisation: ResolverTypeWrapper<CustomisationParent>;
+  Decimal: ResolverTypeWrapper<Scalars['Decimal']['output']>;
+  PriceMode: PriceMode;
+  RuleKind: RuleKind;
+  ConfigurationRule: ResolverTypeWrapper<ConfigurationRuleParent>;
+  Product: ResolverTypeWrapper<ProductParent>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  Step: ResolverTypeWrapper<StepParent>;
+  Customisation: ResolverTypeWrapper<CustomisationParent>;
+  SelectionInput: SelectionInput;
+  Money: ResolverTypeWrapper<MoneyParent>;
+  PriceLine: ResolverTypeWrapper<PriceLineParent>;
+  PriceBreakdown: ResolverTypeWrapper<PriceBreakdownParent>;
+  ViolationCode: ViolationCode;
+  Violation: ResolverTypeWrapper<Violation>;
+  ConfigurationCheck: ResolverTypeWrapper<ConfigurationCheckParent>;
   CreateProductInput: CreateProductInput;
   ProductStepInput: ProductStepInput;
   StepComponentInput: StepComponentInput;
@@ -902,24 +1115,32 @@ export type ResolversTypes = {
   UpdateComponentInput: UpdateComponentInput;
   CreateCustomisationInput: CreateCustomisationInput;
   UpdateCustomisationInput: UpdateCustomisationInput;
-  Product: ResolverTypeWrapper<ProductParent>;
   ProductPaginator: ResolverTypeWrapper<ProductPage>;
-  Step: ResolverTypeWrapper<StepParent>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   Query: Record<PropertyKey, never>;
+  ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   String: Scalars['String']['output'];
-  ID: Scalars['ID']['output'];
   Mutation: Record<PropertyKey, never>;
   DateTime: Scalars['DateTime']['output'];
   PaginatorInfo: PaginatorInfo;
   Boolean: Scalars['Boolean']['output'];
   Component: ComponentParent;
-  Customisation: CustomisationParent;
+  Decimal: Scalars['Decimal']['output'];
+  ConfigurationRule: ConfigurationRuleParent;
+  Product: ProductParent;
   Float: Scalars['Float']['output'];
+  Step: StepParent;
+  Customisation: CustomisationParent;
+  SelectionInput: SelectionInput;
+  Money: MoneyParent;
+  PriceLine: PriceLineParent;
+  PriceBreakdown: PriceBreakdownParent;
+  Violation: Violation;
+  ConfigurationCheck: ConfigurationCheckParent;
   CreateProductInput: CreateProductInput;
   ProductStepInput: ProductStepInput;
   StepComponentInput: StepComponentInput;
@@ -935,12 +1156,11 @@ export type ResolversParentTypes = {
   UpdateComponentInput: UpdateComponentInput;
   CreateCustomisationInput: CreateCustomisationInput;
   UpdateCustomisationInput: UpdateCustomisationInput;
-  Product: ProductParent;
   ProductPaginator: ProductPage;
-  Step: StepParent;
 };
 
 export type QueryResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  configure?: Resolver<Maybe<ResolversTypes['ConfigurationCheck']>, ParentType, ContextType, RequireFields<QueryConfigureArgs, 'productId' | 'selections'>>;
   products?: Resolver<ResolversTypes['ProductPaginator'], ParentType, ContextType, RequireFields<QueryProductsArgs, 'first'>>;
   product?: Resolver<Maybe<ResolversTypes['Product']>, ParentType, ContextType, RequireFields<QueryProductArgs, 'id'>>;
 };
@@ -987,20 +1207,27 @@ export type ComponentResolvers<ContextType = CatalogContext, ParentType extends 
   customisations?: Resolver<Array<ResolversTypes['Customisation']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  minSelections?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  maxSelections?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
-export type CustomisationResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Customisation'] = ResolversParentTypes['Customisation'], FederationReferenceType extends FederationReferenceTypes['Customisation'] = FederationReferenceTypes['Customisation']> = {
-  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Customisation']> | FederationReferenceType, FederationReferenceType, ContextType>;
+export interface DecimalScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Decimal'], any> {
+  name: 'Decimal';
+}
+
+export type ConfigurationRuleResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['ConfigurationRule'] = ResolversParentTypes['ConfigurationRule']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  price?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
-  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['RuleKind'], ParentType, ContextType>;
+  customisation?: Resolver<ResolversTypes['Customisation'], ParentType, ContextType>;
+  other?: Resolver<ResolversTypes['Customisation'], ParentType, ContextType>;
+  message?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type ProductResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Product'] = ResolversParentTypes['Product'], FederationReferenceType extends FederationReferenceTypes['Product'] = FederationReferenceTypes['Product']> = {
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Product']> | FederationReferenceType, FederationReferenceType, ContextType>;
+  basePrice?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  rules?: Resolver<Array<ResolversTypes['ConfigurationRule']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   sku?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1009,13 +1236,9 @@ export type ProductResolvers<ContextType = CatalogContext, ParentType extends Re
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
-export type ProductPaginatorResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['ProductPaginator'] = ResolversParentTypes['ProductPaginator']> = {
-  data?: Resolver<Array<ResolversTypes['Product']>, ParentType, ContextType>;
-  paginatorInfo?: Resolver<ResolversTypes['PaginatorInfo'], ParentType, ContextType>;
-};
-
 export type StepResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Step'] = ResolversParentTypes['Step'], FederationReferenceType extends FederationReferenceTypes['Step'] = FederationReferenceTypes['Step']> = {
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Step']> | FederationReferenceType, FederationReferenceType, ContextType>;
+  required?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   order?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -1024,15 +1247,73 @@ export type StepResolvers<ContextType = CatalogContext, ParentType extends Resol
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
+export type CustomisationResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Customisation'] = ResolversParentTypes['Customisation'], FederationReferenceType extends FederationReferenceTypes['Customisation'] = FederationReferenceTypes['Customisation']> = {
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Customisation']> | FederationReferenceType, FederationReferenceType, ContextType>;
+  priceMode?: Resolver<ResolversTypes['PriceMode'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  price?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type MoneyResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Money'] = ResolversParentTypes['Money']> = {
+  amount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type PriceLineResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['PriceLine'] = ResolversParentTypes['PriceLine']> = {
+  customisationId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  mode?: Resolver<ResolversTypes['PriceMode'], ParentType, ContextType>;
+  amount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  customisation?: Resolver<Maybe<ResolversTypes['Customisation']>, ParentType, ContextType>;
+};
+
+export type PriceBreakdownResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['PriceBreakdown'] = ResolversParentTypes['PriceBreakdown']> = {
+  base?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  lines?: Resolver<Array<ResolversTypes['PriceLine']>, ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+};
+
+export type ViolationResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Violation'] = ResolversParentTypes['Violation']> = {
+  code?: Resolver<ResolversTypes['ViolationCode'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  stepId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  componentId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  customisationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  otherCustomisationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
+export type ConfigurationCheckResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['ConfigurationCheck'] = ResolversParentTypes['ConfigurationCheck']> = {
+  product?: Resolver<ResolversTypes['Product'], ParentType, ContextType>;
+  valid?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  violations?: Resolver<Array<ResolversTypes['Violation']>, ParentType, ContextType>;
+  price?: Resolver<ResolversTypes['PriceBreakdown'], ParentType, ContextType>;
+};
+
+export type ProductPaginatorResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['ProductPaginator'] = ResolversParentTypes['ProductPaginator']> = {
+  data?: Resolver<Array<ResolversTypes['Product']>, ParentType, ContextType>;
+  paginatorInfo?: Resolver<ResolversTypes['PaginatorInfo'], ParentType, ContextType>;
+};
+
 export type Resolvers<ContextType = CatalogContext> = {
   Query?: QueryResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   PaginatorInfo?: PaginatorInfoResolvers<ContextType>;
   Component?: ComponentResolvers<ContextType>;
-  Customisation?: CustomisationResolvers<ContextType>;
+  Decimal?: GraphQLScalarType;
+  ConfigurationRule?: ConfigurationRuleResolvers<ContextType>;
   Product?: ProductResolvers<ContextType>;
-  ProductPaginator?: ProductPaginatorResolvers<ContextType>;
   Step?: StepResolvers<ContextType>;
+  Customisation?: CustomisationResolvers<ContextType>;
+  Money?: MoneyResolvers<ContextType>;
+  PriceLine?: PriceLineResolvers<ContextType>;
+  PriceBreakdown?: PriceBreakdownResolvers<ContextType>;
+  Violation?: ViolationResolvers<ContextType>;
+  ConfigurationCheck?: ConfigurationCheckResolvers<ContextType>;
+  ProductPaginator?: ProductPaginatorResolvers<ContextType>;
 };
 

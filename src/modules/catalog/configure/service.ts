@@ -1,0 +1,94 @@
+import { ValidationFailed } from '../../../platform/errors.ts';
+import { parseRowId } from '../../../platform/ids.ts';
+import type { CatalogLoaders } from '../loaders.ts';
+import type { ProductParent } from '../mappers.ts';
+import { evaluate, selectionInputErrors, type Evaluation, type PriceBreakdown, type ProductTree, type Selection, type Violation } from './engine.ts';
+import { centsFromFloat, formatCents } from './money.ts';
+
+// The shell around the pure engine: a product's tree comes through the request's loaders (one
+// statement per tree level plus one for the rules, shared with whatever else the request reads),
+// and the engine's cents become GraphQL's Money.
+
+export interface MoneyParent {
+  amount: string;
+  currency: string;
+}
+export interface PriceLineParent {
+  customisationId: string;
+  name: string;
+  mode: 'ADD' | 'REPLACE_BASE';
+  amount: MoneyParent;
+}
+export interface PriceBreakdownParent {
+  base: MoneyParent;
+  lines: PriceLineParent[];
+  total: MoneyParent;
+}
+export interface ConfigurationCheckParent {
+  product: ProductParent;
+  valid: boolean;
+  violations: Violation[];
+  price: PriceBreakdownParent;
+}
+
+export interface Configured {
+  product: ProductParent;
+  evaluation: Evaluation;
+}
+
+export const money = (cents: number, currency: string): MoneyParent => ({ amount: formatCents(cents), currency });
+
+export function priceBreakdownParent(price: PriceBreakdown): PriceBreakdownParent {
+  return {
+    base: money(price.baseCents, price.currency),
+    lines: price.lines.map((l) => ({ customisationId: l.customisationId, name: l.name, mode: l.mode, amount: money(l.amountCents, price.currency) })),
+    total: money(price.totalCents, price.currency),
+  };
+}
+
+/** The product's whole tree and rules, or null when there is no such product. */
+export async function loadProductTree(loaders: CatalogLoaders, productId: string): Promise<{ product: ProductParent; tree: ProductTree } | null> {
+  const id = parseRowId(productId);
+  const product = id === null ? null : await loaders.productsById.load(id);
+  if (!product) return null;
+  const [steps, rules] = await Promise.all([loaders.stepsByProductId.load(product.id), loaders.rulesByProductId.load(product.id)]);
+  const components = await Promise.all(steps.map((s) => loaders.componentsByStepId.load(s.id)));
+  const customisations = await Promise.all(components.map((list) => Promise.all(list.map((c) => loaders.customisationsByComponentId.load(c.id)))));
+  const tree: ProductTree = {
+    basePrice: formatCents(centsFromFloat(product.basePrice)),
+    currency: product.currency,
+    rules,
+    steps: steps.map((step, i) => ({
+      id: step.id,
+      name: step.name,
+      order: step.order,
+      required: step.required,
+      components: components[i]!.map((component, j) => ({
+        id: component.id,
+        name: component.name,
+        position: component.position,
+        minSelections: component.minSelections,
+        maxSelections: component.maxSelections,
+        customisations: customisations[i]![j]!.map((c) => {
+          // A price line's `customisation` then costs no statement.
+          loaders.customisationsById.prime(c.id, c);
+          return { id: c.id, name: c.name, type: c.type, price: formatCents(centsFromFloat(c.price)), priceMode: c.priceMode };
+        }),
+      })),
+    })),
+  };
+  return { product, tree };
+}
+
+/** Checks and prices a selection against today's catalogue; null when the product does not exist. */
+export async function configureProduct(loaders: CatalogLoaders, productId: string, selections: readonly Selection[]): Promise<Configured | null> {
+  const errors = selectionInputErrors(selections);
+  if (errors) throw new ValidationFailed(errors);
+  const loaded = await loadProductTree(loaders, productId);
+  if (!loaded) return null;
+  return { product: loaded.product, evaluation: evaluate(loaded.tree, selections) };
+}
+
+export function configurationCheckParent({ product, evaluation }: Configured): ConfigurationCheckParent {
+  return { product, valid: evaluation.valid, violations: evaluation.violations, price: priceBreakdownParent(evaluation.price) };
+}

@@ -1,0 +1,30 @@
+import type { ColumnType, Generated, Kysely } from 'kysely';
+
+/** A chosen customisation as saved: name and price as they were, the customer's value as sent. */
+export interface SavedSelectionRow {
+  customisationId: string;
+  name: string;
+  value: string | null;
+  mode: 'ADD' | 'REPLACE_BASE';
+  amountCents: number;
+}
+
+export interface ConfigurationTable {
+  id: string;
+  /** No foreign key: a configuration outlives its product. */
+  product_id: string;
+  user_id: string | null;
+  token_id: string | null;
+  selections: ColumnType<SavedSelectionRow[], string, never>;
+  base_cents: ColumnType<string, number, never>;
+  total_cents: ColumnType<string, number, never>;
+  currency: string;
+  product_updated_at: ColumnType<Date, Date, never>;
+  created_at: Generated<Date>;
+}
+
+export interface ConfigurationTables {
+  configurations: ConfigurationTable;
+}
+
+export type ConfigurationDb = Kysely<ConfigurationTables>;
