@@ -10,16 +10,18 @@ import pg from 'pg';
  * `admin catalog:import` (under /usr/bin/time -v) for two generated files on a scratch PostgreSQL database:
  *   giant:     a few products, one of them with a name of giant-mb million characters;
  *   catalogue: `products` products of 5 steps × 4 components × 3 customisations (~4.4 kB each).
- * --products 0 skips the second (importing takes ~2 ms per product on 2 idle vCPUs). --invalid gives every product
+ * --giant-mb 0 skips the first, --products 0 skips the second (importing takes ~2 ms per product on 2 idle vCPUs). --invalid gives every product
  * of the catalogue a price with three decimals: the whole file goes through reading, building and validation,
- * and nothing reaches the database (memory of the pipeline without the time of the writes).
+ * and nothing reaches the database (memory of the pipeline without the time of the writes). --nul-at N puts a
+ * NUL byte in the name of the catalogue's Nth product (issue 20: one bad entry must not abort the rest).
  */
 
 const { values } = parseArgs({
-  options: { 'giant-mb': { type: 'string', default: '200' }, products: { type: 'string', default: '25000' }, invalid: { type: 'boolean', default: false } },
+  options: { 'giant-mb': { type: 'string', default: '200' }, products: { type: 'string', default: '25000' }, invalid: { type: 'boolean', default: false }, 'nul-at': { type: 'string' } },
 });
 const giantMb = Number(values['giant-mb']);
 const products = Number(values.products);
+const nulAt = values['nul-at'] === undefined ? undefined : Number(values['nul-at']);
 const adminUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pcs-import-memory-'));
 const database = 'pcs_measure_import_memory';
@@ -65,7 +67,8 @@ function* catalogue(): Iterable<string> {
         customisations: Array.from({ length: 3 }, (_, x) => ({ name: `Option ${x} (${p}.${s}.${c})`, type: 'dropdown', price: (p % 1000) + x / 4 + (values.invalid && s + c + x === 9 ? 0.005 : 0) })),
       })),
     }));
-    yield JSON.stringify({ sku: `MEM-${String(p).padStart(7, '0')}`, name: `Generated product number ${p}`, steps });
+    const name = `Generated product number ${p}${p + 1 === nulAt ? '\u0000' : ''}`;
+    yield JSON.stringify({ sku: `MEM-${String(p).padStart(7, '0')}`, name, steps });
   }
 }
 
@@ -90,8 +93,9 @@ try {
   await admin.query(`CREATE DATABASE ${database}`);
   execFileSync(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], { env: { ...process.env, DATABASE_URL: url }, stdio: 'ignore' });
   console.log(`${os.cpus().length} CPUs, Node ${process.version}`);
-  const runs: [string, () => Iterable<string | Iterable<string>>][] = [[`giant (one ${giantMb}-million-character name)`, giant]];
-  if (products > 0) runs.push([`catalogue (${products} products${values.invalid ? ', each invalid' : ''})`, catalogue]);
+  const runs: [string, () => Iterable<string | Iterable<string>>][] = [];
+  if (giantMb > 0) runs.push([`giant (one ${giantMb}-million-character name)`, giant]);
+  if (products > 0) runs.push([`catalogue (${products} products${values.invalid ? ', each invalid' : ''}${nulAt ? `, a NUL in product ${nulAt}'s name` : ''})`, catalogue]);
   for (const [label, entries] of runs) {
     const file = path.join(dir, 'import.json');
     const bytes = await writeFile(file, entries());

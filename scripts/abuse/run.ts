@@ -8,9 +8,13 @@ import { loginContentType } from './login.ts';
 import { COLUMNS, formatRow } from './measure.ts';
 import { operationCache } from './operation-cache.ts';
 import { serverErrors } from './server-errors.ts';
+import { badCharacters } from './bad-characters.ts';
+import { bigWrite } from './big-write.ts';
 import { fairness } from './fairness.ts';
+import { giantProduct } from './giant-product.ts';
 import { slowReaders } from './slow-readers.ts';
 import { smaller } from './small.ts';
+import { tokenManagement } from './token-management.ts';
 import { startOwnTarget, useRunningTarget, type Target } from './target.ts';
 import { variableCost } from './variable-cost.ts';
 
@@ -20,7 +24,8 @@ import { variableCost } from './variable-cost.ts';
  * row per observation, so "before" and "after" come from the same command.
  */
 
-const FINDINGS: Finding[] = [entities, variableCost, operationCache, serverErrors, loginContentType, graphiql, smaller, slowReaders, fairness];
+const FINDINGS: Finding[] = [entities, variableCost, operationCache, serverErrors, loginContentType, graphiql, smaller, slowReaders, fairness,
+  tokenManagement, giantProduct, bigWrite, badCharacters];
 
 const USAGE = `npm run --silent abuse -- [options] > report.md
 
@@ -30,9 +35,12 @@ const USAGE = `npm run --silent abuse -- [options] > report.md
   --max-rss-mb N        kill the service started here past this RSS (default 12288)
   --url U --token T     run against an instance already running instead; optional:
     --token2 T2         a second user's token (finding 3; default T)
-    --email E --password P   real credentials (finding 5; default a made-up user)
+    --email E --password P   real credentials (finding 5; default a made-up user; finding 10
+                             needs them, of an administrator as in issue 20)
     --federation-secret S    its FEDERATION_SECRET (finding 1's gateway requests)
     --pid P             its serving process, for the RSS columns (same machine only)
+  Findings 12 and 13 write the catalogue: --token must then be an administrator's (catalog:write).
+  Finding 11 inserts its giant product with SQL into DATABASE_URL: with --url, set it to that instance's database.
 `;
 
 const OPTIONS = {
