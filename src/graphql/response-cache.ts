@@ -6,10 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ChangeFeed } from '../platform/notifications.ts';
 import { requestContext } from '../platform/request-context.ts';
-import type { GraphQLContext } from './context.ts';
-
-/** Fields whose answer is the same for every caller, by type: `{ Product: ['id', 'name'] }`. */
-export type PublicFields = Readonly<Record<string, readonly string[]>>;
+import type { GraphQLContext, PublicFields } from './context.ts';
 
 export interface ResponseStore extends Cache {
   readonly available: boolean;

@@ -6,14 +6,14 @@ import { isDatabaseUnavailable } from '../platform/db-errors.ts';
 import { Conflict, HttpError, NotFound, ValidationFailed } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { requestContext } from '../platform/request-context.ts';
-import type { GraphQLContext, ServerContext } from './context.ts';
+import type { GraphQLContext, PublicFields, ServerContext } from './context.ts';
 import { useExecutionDeadline } from './deadline.ts';
 import { MASKED_ERROR_MESSAGE, maskError } from './errors.ts';
 import { useExecutionLimits } from './execution-limits.ts';
 import { useCompiledExecution } from './jit.ts';
 import { createParseCaches, useGraphQLLimits, useUndeclaredBodyLimit } from './limits.ts';
 import { useOperationName, useOperationSelection } from './operations.ts';
-import { useSharedResponseCache, type PublicFields, type ResponseStore } from './response-cache.ts';
+import { useSharedResponseCache, type ResponseStore } from './response-cache.ts';
 import { useScopes } from './scopes.ts';
 import { useTextInputs } from './text-inputs.ts';
 
