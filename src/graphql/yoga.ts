@@ -7,15 +7,19 @@ import { Conflict, HttpError, NotFound, ValidationFailed } from '../platform/err
 import type { Logger } from '../platform/logger.ts';
 import { requestContext } from '../platform/request-context.ts';
 import type { GraphQLContext, PublicFields, ServerContext } from './context.ts';
-import { useExecutionDeadline } from './deadline.ts';
 import { MASKED_ERROR_MESSAGE, maskError } from './errors.ts';
-import { useExecutionLimits } from './execution-limits.ts';
-import { useCompiledExecution } from './jit.ts';
-import { createParseCaches, useGraphQLLimits, useUndeclaredBodyLimit } from './limits.ts';
-import { useOperationName, useOperationSelection } from './operations.ts';
-import { useSharedResponseCache, type ResponseStore } from './response-cache.ts';
-import { useScopes } from './scopes.ts';
-import { useTextInputs } from './text-inputs.ts';
+import { createParseCaches } from './parse-caches.ts';
+import { useCompiledExecution } from './plugins/use-compiled-execution.ts';
+import { useExecutionDeadline } from './plugins/use-execution-deadline.ts';
+import { useExecutionLimits } from './plugins/use-execution-limits.ts';
+import { useGraphQLLimits } from './plugins/use-graphql-limits.ts';
+import { useOperationName } from './plugins/use-operation-name.ts';
+import { useOperationSelection } from './plugins/use-operation-selection.ts';
+import { useScopes } from './plugins/use-scopes.ts';
+import { useSharedResponseCache } from './plugins/use-shared-response-cache.ts';
+import { useTextInputs } from './plugins/use-text-inputs.ts';
+import { useUndeclaredBodyLimit } from './plugins/use-undeclared-body-limit.ts';
+import type { ResponseStore } from './response-cache.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
