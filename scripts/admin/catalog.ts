@@ -8,8 +8,8 @@ import {
   ImportStopped,
   type ImportItem,
   type ImportSummary,
-} from '../../src/modules/catalog/transfer.ts';
-import { Checker, type ProductInput } from '../../src/modules/catalog/write-validation.ts';
+} from '../../src/modules/catalog/writes/transfer.ts';
+import { Checker, type ProductInput } from '../../src/modules/catalog/writes/validation.ts';
 import { serviceSchema } from '../../src/modules/index.ts';
 import { isDatabaseUnavailable } from '../../src/platform/db-errors.ts';
 import type { FieldErrors } from '../../src/platform/errors.ts';

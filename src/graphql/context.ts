@@ -1,6 +1,5 @@
 import type { YogaInitialContext } from 'graphql-yoga';
 import type { Session } from '../platform/session.ts';
-import type { PublicFields } from './response-cache.ts';
 
 /** What the /graphql endpoint hands Yoga for each request: only authenticated requests execute. */
 export interface ServerContext {
@@ -10,6 +9,9 @@ export interface ServerContext {
 
 /** The context every resolver sees; each module adds its own per-request part (its loaders). */
 export type GraphQLContext = ServerContext & YogaInitialContext;
+
+/** Fields whose answer is the same for every caller, by type: `{ Product: ['id', 'name'] }`. */
+export type PublicFields = Readonly<Record<string, readonly string[]>>;
 
 /** A module's SDL (a folder under schema/), the resolvers for it, and how codegen types them. */
 export interface GraphQLModule {

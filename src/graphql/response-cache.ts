@@ -1,15 +1,9 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { useResponseCache, type Cache } from '@graphql-yoga/plugin-response-cache';
-import { getOperationAST, isObjectType, type ExecutionResult, type GraphQLSchema } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import type { Cache } from '@graphql-yoga/plugin-response-cache';
+import type { ExecutionResult } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ChangeFeed } from '../platform/notifications.ts';
 import { requestContext } from '../platform/request-context.ts';
-import type { GraphQLContext } from './context.ts';
-
-/** Fields whose answer is the same for every caller, by type: `{ Product: ['id', 'name'] }`. */
-export type PublicFields = Readonly<Record<string, readonly string[]>>;
 
 export interface ResponseStore extends Cache {
   readonly available: boolean;
@@ -32,7 +26,7 @@ interface Entry {
 }
 
 /** The key of a request whose variables cannot be serialised (nested past the stack): never stored. */
-const UNCACHEABLE = 'uncacheable:';
+export const UNCACHEABLE = 'uncacheable:';
 
 /** A hit as Yoga serialises it (it calls a result's own `stringify`): the stored body, not another walk. */
 const storedAnswer = ({ json, http }: Entry): ExecutionResult =>
@@ -139,97 +133,9 @@ export function createResponseStore(options: { maxEntries: number; maxBytes: num
   };
 }
 
-// Marks a result's data as already clean for @envelop/response-cache, whose walk over it returns at
-// once for an object with a prototype of its own. JSON output is unchanged.
-const CLEAN = Object.freeze(Object.create(null));
-
-/**
- * The response cache plugin rewrites every query to select `__typename` and `id` everywhere, then walks
- * the result to strip them and collect entities: an entity-invalidation feature this cache does not use
- * (every change empties it), at a cost that doubles with each nested list (9.3.1 walks arrays twice).
- * This runs the document as the client sent it instead, and hands back data the walk skips. Which fields
- * may be shared is still decided on the rewritten document, by schema coordinate, before execution.
- */
-function useOriginalDocument(): Plugin {
-  return {
-    onExecute({ args, executeFn, setExecuteFn }) {
-      const document = args.document;
-      setExecuteFn((rewritten) => {
-        const done = (result: any) => {
-          if (result && typeof result === 'object' && result.data && typeof result.data === 'object') {
-            result.data = Object.setPrototypeOf({ ...result.data }, CLEAN);
-          }
-          return result;
-        };
-        const result = executeFn({ ...rewritten, document });
-        return result instanceof Promise ? result.then(done) : done(result);
-      });
-    },
-  };
-}
-
 /** Each change notification empties the store; while the notifications are down the store is not used. */
 export function followChanges(store: ResponseStore, feed: ChangeFeed, channel: string): void {
   store.setAvailable(feed.up);
   feed.on(channel, () => store.clear());
   feed.onState((up) => store.setAvailable(up));
-}
-
-/**
- * Time to live per schema coordinate: 0 (never cached) for every field not declared public, so a
- * per-caller field added later is private until a module says otherwise. The query root itself
- * holds no data: its fields decide.
- */
-export function privateCoordinates(schema: GraphQLSchema, publicFields: readonly PublicFields[]): Record<string, number> {
-  const allowed = new Set(publicFields.flatMap((fields) => Object.entries(fields).flatMap(([type, names]) => names.map((n) => `${type}.${n}`))));
-  const queryType = schema.getQueryType()?.name;
-  const ttls: Record<string, number> = { 'Query.__schema': 0, 'Query.__type': 0 };
-  for (const type of Object.values(schema.getTypeMap())) {
-    if (!isObjectType(type) || type.name.startsWith('__')) continue;
-    const names = Object.keys(type.getFields());
-    const privateNames = names.filter((name) => !allowed.has(`${type.name}.${name}`));
-    for (const name of privateNames) ttls[`${type.name}.${name}`] = 0;
-    if (type.name !== queryType && privateNames.length === names.length) ttls[type.name] = 0;
-  }
-  return ttls;
-}
-
-/**
- * Yoga's response cache over the shared store. Requests reach Yoga authenticated; the cache key holds
- * the caller's scopes, so an answer is only served to a caller allowed exactly what its first caller
- * was (refusals carry errors and are never stored). Mutations are never stored and empty this
- * instance's store when they finish, so a writer reads its own write before the notification is back.
- */
-export function useSharedResponseCache(store: ResponseStore, schema: GraphQLSchema, publicFields: readonly PublicFields[]): Plugin[] {
-  const ttlPerSchemaCoordinate = privateCoordinates(schema, publicFields);
-  return [
-    useOriginalDocument(),
-    useResponseCache<GraphQLContext>({
-      cache: store,
-      session: (_request, context) => [...context.session.scopes].sort().join(' '),
-      enabled: () => store.available,
-      ttlPerSchemaCoordinate,
-      ignoredTypes: Object.keys(ttlPerSchemaCoordinate).filter((coordinate) => !coordinate.includes('.')),
-      invalidateViaMutation: false,
-      includeExtensionMetadata: false,
-      buildResponseCacheKey: ({ documentString, variableValues, operationName, sessionId }) => {
-        let text: string;
-        try {
-          text = JSON.stringify([sessionId, operationName ?? null, documentString, variableValues ?? null]);
-        } catch {
-          return `${UNCACHEABLE}${randomUUID()}`;
-        }
-        return createHash('sha256').update(text).digest('base64url');
-      },
-    }) as Plugin,
-    {
-      onExecute({ args }) {
-        if (getOperationAST(args.document, args.operationName)?.operation === 'mutation') {
-          return { onExecuteDone: () => store.clear() };
-        }
-        if (store.available) store.countMiss();
-        return undefined;
-      },
-    },
-  ];
 }

@@ -1,6 +1,6 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { createParseCaches } from '../../src/graphql/limits.ts';
+import { createParseCaches } from '../../src/graphql/parse-caches.ts';
 
 describe('parse caches', () => {
   it('hold small documents and never more than 4 Mi characters of document text', () => {

@@ -1,7 +1,8 @@
 import { createSchema, createYoga } from 'graphql-yoga';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createResponseStore, useSharedResponseCache } from '../../src/graphql/response-cache.ts';
+import { useSharedResponseCache } from '../../src/graphql/plugins/use-shared-response-cache.ts';
+import { createResponseStore } from '../../src/graphql/response-cache.ts';
 import type { Session } from '../../src/platform/session.ts';
 
 // Should a per-caller field ever appear, the shared cache must not hand one caller's answer to

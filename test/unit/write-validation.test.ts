@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationFailed } from '../../src/platform/errors.ts';
-import { checkChanges, checkProduct, customisationRules } from '../../src/modules/catalog/write-validation.ts';
+import { checkChanges, checkProduct, customisationRules } from '../../src/modules/catalog/writes/validation.ts';
 
 const limits = { maxSteps: 2, maxComponentsPerStep: 2, maxCustomisationsPerComponent: 2, maxComponentsPerProduct: 3, maxCustomisationsPerProduct: 5 };
 const errorsOf = (run: () => unknown) => {

@@ -6,8 +6,8 @@ import { AnswerBudget } from './answer-size.ts';
 import { createCatalogLoaders, type CatalogLoaders } from './loaders.ts';
 import { getProductPage, type ProductPageArgs } from './service.ts';
 import type { CatalogDb } from './tables.ts';
-import * as operations from './write-operations.ts';
-import { createProduct, upsertProduct, type WriteContext } from './write-service.ts';
+import * as operations from './writes/operations.ts';
+import { createProduct, upsertProduct, type WriteContext } from './writes/service.ts';
 
 const WRITES = { createProduct, upsertProduct, ...operations };
 type Writes = typeof WRITES;

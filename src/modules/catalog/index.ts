@@ -6,7 +6,7 @@ import type { CatalogTables } from './tables.ts';
 
 export type { CatalogDb, CatalogTables } from './tables.ts';
 export { countProducts } from './repository.ts';
-export { insertProductTrees, type NewProductTree } from './write-repository.ts';
+export { insertProductTrees, type NewProductTree } from './writes/repository.ts';
 // What the configurations module needs of the catalogue: today's tree, checked and priced.
 export type { CatalogRequest } from './context.ts';
 export type { ProductParent } from './mappers.ts';

@@ -1,8 +1,8 @@
 import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { Logger } from '../platform/logger.ts';
-import { requestContext } from '../platform/request-context.ts';
-import { deadlineError } from './errors.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { requestContext } from '../../platform/request-context.ts';
+import { deadlineError } from '../errors.ts';
 
 /**
  * Past `timeoutMs`, answers 504 and aborts the request, which cancels its running statement (platform/abort.ts).

@@ -1,14 +1,5 @@
-import { useGraphQlJit } from '@envelop/graphql-jit';
-import { GraphQLError, Kind, type DocumentNode, type Source } from 'graphql';
+import { GraphQLError, type Source } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import type { Logger } from '../platform/logger.ts';
-import { createDocumentCache } from './limits.ts';
-
-function singleOperation(document: DocumentNode): boolean {
-  let operations = 0;
-  for (const d of document.definitions) if (d.kind === Kind.OPERATION_DEFINITION) operations++;
-  return operations === 1;
-}
 
 /** The offset in `body` of a 1-based line and column, as graphql-js's getLocation counts them. */
 function offsetOf(body: string, line: number, column: number): number {
@@ -37,7 +28,7 @@ function withSourcePositions(error: GraphQLError, source: Source): GraphQLError 
   });
 }
 
-const useJitErrorLocations = (): Plugin => ({
+export const useJitErrorLocations = (): Plugin => ({
   onExecute({ args }) {
     return {
       onExecuteDone({ result, setResult }) {
@@ -49,27 +40,3 @@ const useJitErrorLocations = (): Plugin => ({
     };
   },
 });
-
-/**
- * Compiled queries are cached by document text as well as by object: scope checking hands execution a
- * rewritten copy of the document on every request.
- */
-export function useCompiledExecution(logger: Logger): Plugin {
-  return {
-    onPluginInit({ addPlugin }) {
-      addPlugin(
-        useGraphQlJit(
-          {},
-          {
-            cache: createDocumentCache(),
-            // One compiled query per document, whichever operation it was compiled for: a document of several
-            // operations runs on graphql-js, so B never gets the answer compiled for A.
-            enableIf: (args) => singleOperation(args.document),
-            onError: (result) => logger.error({ errors: result.errors?.map((e) => e.message) }, 'graphql-jit could not compile'),
-          },
-        ) as Plugin,
-      );
-      addPlugin(useJitErrorLocations());
-    },
-  };
-}

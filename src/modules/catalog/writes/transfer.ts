@@ -1,9 +1,9 @@
-import { isDatabaseUnavailable } from '../../platform/db-errors.ts';
-import { Conflict, ValidationFailed, type FieldErrors } from '../../platform/errors.ts';
-import type { CatalogDb } from './tables.ts';
-import { analyzeCatalog, findProductsBySku, findTrees, type StoredTree } from './write-repository.ts';
-import { upsertProduct, type UpsertOutcome, type WriteContext } from './write-service.ts';
-import type { ProductInput } from './write-validation.ts';
+import { isDatabaseUnavailable } from '../../../platform/db-errors.ts';
+import { Conflict, ValidationFailed, type FieldErrors } from '../../../platform/errors.ts';
+import type { CatalogDb } from '../tables.ts';
+import { analyzeCatalog, findProductsBySku, findTrees, type StoredTree } from './repository.ts';
+import { upsertProduct, type UpsertOutcome, type WriteContext } from './service.ts';
+import type { ProductInput } from './validation.ts';
 
 // The catalogue as a file: `{"products": [UpsertProductInput…]}`, without ids, so it imports anywhere.
 

@@ -1,6 +1,6 @@
-import { ValidationFailed, type FieldErrors } from '../../platform/errors.ts';
-import { parseRowId } from '../../platform/ids.ts';
-import { forbiddenTextMessage, hasForbiddenText, isInvisibleText } from '../../platform/text.ts';
+import { ValidationFailed, type FieldErrors } from '../../../platform/errors.ts';
+import { parseRowId } from '../../../platform/ids.ts';
+import { forbiddenTextMessage, hasForbiddenText, isInvisibleText } from '../../../platform/text.ts';
 
 // The rules of catalogue input, with Laravel's messages, collected by argument path
 // (`input.steps.0.components.1.customisations.0.price`) before anything touches the database.

@@ -1,7 +1,7 @@
-import { ValidationFailed } from '../../platform/errors.ts';
-import type { ComponentRow, CustomisationRow, ProductRow, StepRow } from './repository.ts';
-import * as writes from './write-repository.ts';
-import { lockVersion, readBack, transact, type WriteContext } from './write-service.ts';
+import { ValidationFailed } from '../../../platform/errors.ts';
+import type { ComponentRow, CustomisationRow, ProductRow, StepRow } from '../repository.ts';
+import * as writes from './repository.ts';
+import { lockVersion, readBack, transact, type WriteContext } from './service.ts';
 import {
   Checker,
   check,
@@ -19,7 +19,7 @@ import {
   type ComponentInput,
   type CustomisationInput,
   type StepInput,
-} from './write-validation.ts';
+} from './validation.ts';
 
 // The granular writes: one record (and what it contains) at a time, each checked against its product's version.
 

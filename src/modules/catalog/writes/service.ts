@@ -1,13 +1,13 @@
-import { Conflict, NotFound, ValidationFailed } from '../../platform/errors.ts';
-import { parseRowId } from '../../platform/ids.ts';
-import type { Logger } from '../../platform/logger.ts';
-import { findComponentsByIds, findCustomisationsByIds, findProductsByIds, findStepsByIds } from './repository.ts';
-import type { ProductRow } from './repository.ts';
-import type { CatalogDb } from './tables.ts';
+import { Conflict, NotFound, ValidationFailed } from '../../../platform/errors.ts';
+import { parseRowId } from '../../../platform/ids.ts';
+import type { Logger } from '../../../platform/logger.ts';
+import { findComponentsByIds, findCustomisationsByIds, findProductsByIds, findStepsByIds } from '../repository.ts';
+import type { ProductRow } from '../repository.ts';
+import type { CatalogDb } from '../tables.ts';
 import { isEmptyPlan, planUpsert } from './upsert-plan.ts';
-import * as writes from './write-repository.ts';
-import { DuplicateKey, type Owned, type ProductVersion } from './write-repository.ts';
-import { checkProduct, type ProductInput, type WriteLimits } from './write-validation.ts';
+import * as writes from './repository.ts';
+import { DuplicateKey, type Owned, type ProductVersion } from './repository.ts';
+import { checkProduct, type ProductInput, type WriteLimits } from './validation.ts';
 
 /** Who writes: logged with every write. The CLI writes as nobody's token. */
 export interface Actor {

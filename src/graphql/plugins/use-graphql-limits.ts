@@ -10,14 +10,12 @@ import {
   TokenKind,
   validate,
   type ASTVisitor,
-  type DocumentNode,
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { LRUCache } from 'lru-cache';
-import type { Config } from '../config.ts';
-import { bodyTooLargeError, validationError } from './errors.ts';
+import type { Config } from '../../config.ts';
+import { validationError } from '../errors.ts';
 
 // Every limit refuses with 400 GRAPHQL_VALIDATION_FAILED whatever the Accept header, before any resolver runs.
 
@@ -72,7 +70,7 @@ function assertTokenLimit(query: string, maxTokens: number): void {
 // graphql-depth-limit's wording: "'<operation>' exceeds maximum operation depth of <n>".
 const DEPTH_LIMIT_MESSAGE = /exceeds maximum operation depth of (\d+)$/;
 
-/** Tokens, depth, aliases, directives (cost needs variables: execution-limits.ts). Depth skips introspection; tokens bound it. */
+/** Tokens, depth, aliases, directives (cost needs variables: use-execution-limits.ts). Depth skips introspection; tokens bound it. */
 export function useGraphQLLimits(
   config: LimitsConfig,
   /** Whether Yoga's parse cache holds this text: it was counted when first parsed. */
@@ -112,55 +110,4 @@ export function useGraphQLLimits(
       };
     },
   };
-}
-
-/**
- * Yoga's maxRequestBodySize for chunked bodies only, without its per-request stream pipeline: the dispatcher
- * refuses a declared Content-Length over the limit, and Node's parser never passes more than was declared.
- */
-export function useUndeclaredBodyLimit(limit: number): Plugin {
-  return {
-    onRequestParse({ request, requestParser, setRequestParser, fetchAPI }) {
-      if (!requestParser || request.method === 'GET' || request.method === 'HEAD') return;
-      if (request.headers.has('content-length') || !request.body) return;
-      let bytesRead = 0;
-      const limited = request.body.pipeThrough(
-        new fetchAPI.TransformStream<Uint8Array, Uint8Array>({
-          transform(chunk, controller) {
-            bytesRead += chunk.byteLength;
-            if (bytesRead > limit) controller.error(bodyTooLargeError());
-            else controller.enqueue(chunk);
-          },
-        }),
-      );
-      setRequestParser(() =>
-        requestParser(
-          new fetchAPI.Request(request.url, {
-            method: request.method,
-            headers: request.headers,
-            signal: request.signal,
-            body: limited,
-            duplex: 'half',
-          } as RequestInit),
-        ),
-      );
-    },
-  };
-}
-
-/** Total document text Yoga's parse caches may hold (JS strings: two bytes a character). */
-const CACHED_DOCUMENT_CHARS = 4 * 1024 * 1024;
-
-/** A cache keyed by document text, bounded by the total text it holds, not only by entries. */
-export const createDocumentCache = <T extends {}>() =>
-  new LRUCache<string, T>({
-    max: 1024,
-    ttl: 3_600_000,
-    maxSize: CACHED_DOCUMENT_CHARS,
-    sizeCalculation: (_value, key) => Math.max(1, key.length),
-  });
-
-/** Yoga's default keeps 1024 documents of any size (a gigabyte of 1 MB bodies); these bound the total text instead. */
-export function createParseCaches() {
-  return { documentCache: createDocumentCache<DocumentNode>(), errorCache: createDocumentCache<object>() };
 }

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import { componentColumns, customisationColumns, productColumns, stepColumns } from './repository.ts';
-import type { ComponentRow, CustomisationRow, ProductRow, StepRow } from './repository.ts';
-import type { CatalogDb } from './tables.ts';
-import type { ComponentValues, CustomisationValues, StepValues, TreeSize } from './write-validation.ts';
+import { componentColumns, customisationColumns, productColumns, stepColumns } from '../repository.ts';
+import type { ComponentRow, CustomisationRow, ProductRow, StepRow } from '../repository.ts';
+import type { CatalogDb } from '../tables.ts';
+import type { ComponentValues, CustomisationValues, StepValues, TreeSize } from './validation.ts';
 
 /** A unique key the database refused: which one, for the service to put at the input's path. */
 export class DuplicateKey extends Error {

@@ -1,8 +1,8 @@
 import { defaultProtectSingleValidateFn, useGenericAuth } from '@envelop/generic-auth';
 import type { Plugin } from 'graphql-yoga';
-import type { Session } from '../platform/session.ts';
-import type { GraphQLContext } from './context.ts';
-import { forbiddenFieldError } from './errors.ts';
+import type { Session } from '../../platform/session.ts';
+import type { GraphQLContext } from '../context.ts';
+import { forbiddenFieldError } from '../errors.ts';
 
 /**
  * `@requiresScopes` (on a field, or on the type that owns it) enforced before anything executes:

@@ -14,8 +14,8 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
-import { attributeOf, findForbiddenText, forbiddenTextMessage, hasForbiddenText } from '../platform/text.ts';
-import { argumentsOf, fragmentsOf } from './cost.ts';
+import { attributeOf, findForbiddenText, forbiddenTextMessage, hasForbiddenText } from '../../platform/text.ts';
+import { argumentsOf, fragmentsOf } from '../cost.ts';
 
 // Every string argument of every operation, literal or variable, refused before execution when it holds a
 // NUL, a lone surrogate or a non-character (src/platform/text.ts): one place for every resolver, present and future.

@@ -1,9 +1,9 @@
 import { getOperationAST, getVariableValues } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { Config } from '../config.ts';
-import { argumentsOf, fragmentsOf, operationCost } from './cost.ts';
-import { createGatewayCheck, GATEWAY_SECRET_HEADER, isFederationField, rootFields } from './federation.ts';
-import { AnswerTooLarge, forbiddenError, validationError, variableError } from './errors.ts';
+import type { Config } from '../../config.ts';
+import { argumentsOf, fragmentsOf, operationCost } from '../cost.ts';
+import { createGatewayCheck, GATEWAY_SECRET_HEADER, isFederationField, rootFields } from '../federation.ts';
+import { AnswerTooLarge, forbiddenError, validationError, variableError } from '../errors.ts';
 
 export type ExecutionLimitsConfig = Pick<
   Config,

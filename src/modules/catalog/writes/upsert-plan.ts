@@ -1,5 +1,5 @@
-import type { NewRows, RowChanges, StoredTree } from './write-repository.ts';
-import { Checker, type ComponentValues, type CustomisationValues, type ProductValues, type StepValues } from './write-validation.ts';
+import type { NewRows, RowChanges, StoredTree } from './repository.ts';
+import { Checker, type ComponentValues, type CustomisationValues, type ProductValues, type StepValues } from './validation.ts';
 
 // upsertProduct's matching rule: a stored child is kept (with its id) when the input names its id, or
 // else when it has the input's key under the same parent: steps by `order`, components by `position`,
