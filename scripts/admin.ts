@@ -6,11 +6,12 @@ import {
   findTokens,
   findUserByEmail,
 } from '../src/modules/auth/repository.ts';
-import { createAuthService, normaliseEmail, TokenLimitError } from '../src/modules/auth/service.ts';
+import { createAuthService, normaliseEmail } from '../src/modules/auth/service.ts';
 import { chainExpiries } from '../src/modules/auth/authenticate.ts';
 import { tokenSchema } from '../src/modules/auth/routes.ts';
 import { ABILITIES } from '../src/modules/index.ts';
 import { deleteConfigurationsOlderThan } from '../src/modules/configurations/index.ts';
+import { ValidationFailed } from '../src/platform/errors.ts';
 import { parseRowId } from '../src/platform/ids.ts';
 import {
   CliError,
@@ -194,7 +195,7 @@ async function tokenCreate(args: string[]): Promise<void> {
         expiresAt: parsed.data.expires_at,
       })
       .catch((err: unknown) => {
-        if (err instanceof TokenLimitError) throw new CliError(`${email}: ${err.message}`);
+        if (err instanceof ValidationFailed) throw new CliError(`${email}: ${Object.values(err.errors).flat().join(' ')}`);
         throw err;
       });
     const { token, summary } = created;

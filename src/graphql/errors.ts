@@ -3,11 +3,20 @@ import { GraphQLError, type FieldNode } from 'graphql';
 import { createGraphQLError, maskError as yogaMaskError, type YogaServerOptions } from 'graphql-yoga';
 import { isDatabaseUnavailable, SERVICE_UNAVAILABLE_MESSAGE } from '../platform/db-errors.ts';
 import {
+  AnswerTooLarge,
+  BadInput,
   BEARER_CHALLENGE,
   Conflict,
+  Forbidden,
+  NO_STORE,
   NotFound,
+  Outcome,
   RETRY_LATER,
+  TooManyRequests,
+  Unauthenticated,
   UNAUTHENTICATED_MESSAGE,
+  UNAUTHORIZED_MESSAGE,
+  Unavailable,
   ValidationFailed,
   type HttpError,
 } from '../platform/errors.ts';
@@ -41,9 +50,6 @@ export function graphQLError(message: string, code: string, options: ErrorOption
 export const validationError = (message: string, located?: GraphQLError) =>
   graphQLError(message, 'GRAPHQL_VALIDATION_FAILED', { status: 400, requestError: true, ...(located ? { located } : {}) });
 
-/** An argument a resolver refuses (Lighthouse's BAD_USER_INPUT), answered with the data beside it. */
-export const badUserInputError = (message: string) => graphQLError(message, 'BAD_USER_INPUT');
-
 /** A variable that does not coerce: a request error. */
 export const variableError = (e: GraphQLError) =>
   createGraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'BAD_USER_INPUT', http: { status: 400, spec: true } } });
@@ -52,7 +58,7 @@ export const forbiddenError = (message: string) => graphQLError(message, 'FORBID
 
 /** Lighthouse's wording for a missing permission; which abilities would have allowed it goes beside it. */
 export const forbiddenFieldError = (node: FieldNode, requiredScopes: readonly (readonly string[])[]) =>
-  createGraphQLError('This action is unauthorized.', {
+  createGraphQLError(UNAUTHORIZED_MESSAGE, {
     nodes: [node],
     extensions: { code: 'FORBIDDEN', requiredScopes, http: { status: 403, spec: false } },
   });
@@ -78,30 +84,51 @@ export function shorten(name: string): string {
  */
 type MaskError = NonNullable<Exclude<YogaServerOptions<object, object>['maskedErrors'], boolean | undefined>['maskError']>;
 
-/** A write's expected outcome (platform/errors.ts) as Lighthouse words it, at the field that failed. */
-function writeOutcomeError(error: GraphQLError): GraphQLError | undefined {
-  const outcome = error.originalError;
-  const at = { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path };
+type Extensions = Record<string, unknown>;
+const refusedWith = (status: number, headers?: Record<string, string>) => ({ http: { status, spec: false, ...(headers ? { headers } : {}) } });
+
+/**
+ * A domain outcome (platform/errors.ts) as Lighthouse words it, at the field that threw it. Those without a
+ * status answer 200 with the data beside them; the others are refusals with their HTTP status.
+ */
+function outcomeExtensions(outcome: Outcome, path: GraphQLError['path']): [string, Extensions] | undefined {
   if (outcome instanceof ValidationFailed) {
-    const field = [...(error.path ?? [])].reverse().find((p) => typeof p === 'string') ?? 'operation';
-    return createGraphQLError(`Validation failed for the field [${field}].`, {
-      ...at,
-      extensions: { code: 'BAD_USER_INPUT', validation: outcome.errors },
-    });
+    const field = [...(path ?? [])].reverse().find((p) => typeof p === 'string') ?? 'operation';
+    return [`Validation failed for the field [${field}].`, { code: 'BAD_USER_INPUT', validation: outcome.errors }];
   }
-  if (outcome instanceof NotFound) return createGraphQLError(outcome.message, { ...at, extensions: { code: 'NOT_FOUND' } });
+  if (outcome instanceof BadInput) return [outcome.message, { code: 'BAD_USER_INPUT', ...outcome.details }];
+  if (outcome instanceof NotFound) return [outcome.message, { code: 'NOT_FOUND' }];
   if (outcome instanceof Conflict) {
-    return createGraphQLError(outcome.message, {
-      ...at,
-      extensions: { code: 'CONFLICT', ...(outcome.currentUpdatedAt ? { updatedAt: outcome.currentUpdatedAt.toISOString() } : {}) },
-    });
+    return [outcome.message, { code: 'CONFLICT', ...(outcome.currentUpdatedAt ? { updatedAt: outcome.currentUpdatedAt.toISOString() } : {}) }];
   }
+  if (outcome instanceof Forbidden) return [outcome.message, { code: 'FORBIDDEN', ...refusedWith(403) }];
+  if (outcome instanceof Unauthenticated) return [outcome.message, { code: 'UNAUTHENTICATED', ...refusedWith(401, { ...BEARER_CHALLENGE }) }];
+  if (outcome instanceof TooManyRequests) {
+    return [outcome.message, { code: 'TOO_MANY_REQUESTS', ...refusedWith(429, { 'Retry-After': String(outcome.retryAfterSeconds) }) }];
+  }
+  if (outcome instanceof Unavailable) {
+    const headers = { 'Retry-After': String(outcome.retryAfterSeconds), ...NO_STORE };
+    return [outcome.message, { code: 'SERVICE_UNAVAILABLE', ...refusedWith(503, headers) }];
+  }
+  // Normally replaced by useExecutionLimits with the whole answer's refusal first.
+  if (outcome instanceof AnswerTooLarge) return [outcome.message, { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400, spec: true } }];
   return undefined;
+}
+
+function outcomeError(error: unknown): GraphQLError | undefined {
+  const located = error instanceof GraphQLError ? error : undefined;
+  const outcome = located ? located.originalError : error;
+  if (!(outcome instanceof Outcome)) return undefined;
+  const worded = outcomeExtensions(outcome, located?.path);
+  if (!worded) return undefined;
+  const [message, extensions] = worded;
+  const at = located ? { nodes: located.nodes, source: located.source, positions: located.positions, path: located.path } : {};
+  return createGraphQLError(message, { ...at, extensions });
 }
 
 export const maskError: MaskError = (error, message) => {
   if (isDatabaseUnavailable(error)) return serviceUnavailableError();
-  const outcome = error instanceof GraphQLError ? writeOutcomeError(error) : undefined;
+  const outcome = outcomeError(error);
   if (outcome) return outcome;
   const masked = yogaMaskError(error, message, false);
   if (!(masked instanceof GraphQLError)) return masked;
@@ -143,16 +170,4 @@ export function sendGraphQLError(res: ServerResponse, error: GraphQLError): void
     'Content-Length': Buffer.byteLength(body),
   });
   res.end(body);
-}
-
-/**
- * An answer that would hold more than GRAPHQL_MAX_ANSWER_FIELDS fields, found while it runs (list sizes are
- * the data's): thrown by a resolver before it loads the rows, and turned by useExecutionLimits into the
- * request's only error, refused as the cost limit refuses, with no data.
- */
-export class AnswerTooLarge extends GraphQLError {
-  constructor(readonly max: number, readonly found: number) {
-    super(`Answer size limit of ${max} fields exceeded, found at least ${found}. Ask for fewer products, fewer fields or smaller pages.`);
-    this.name = 'AnswerTooLarge';
-  }
 }

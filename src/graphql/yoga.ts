@@ -3,7 +3,7 @@ import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import { isDatabaseUnavailable } from '../platform/db-errors.ts';
-import { Conflict, HttpError, NotFound, ValidationFailed } from '../platform/errors.ts';
+import { HttpError, Outcome } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { requestContext } from '../platform/request-context.ts';
 import type { GraphQLContext, PublicFields, ServerContext } from './context.ts';
@@ -29,11 +29,11 @@ export const CSRF_HEADERS = ['x-graphql-yoga-csrf', 'apollo-require-preflight', 
 const requestAborted = () => requestContext.getStore()?.controller?.signal.aborted === true;
 const isBadRequest = (e: unknown) => e instanceof GraphQLError && e.extensions['code'] === 'BAD_REQUEST';
 
-/** The outcomes a caller caused and can correct (4xx): worth a line, never an alert. */
-const CLIENT_OUTCOMES = [ValidationFailed, NotFound, Conflict, HttpError] as const;
+/** Domain outcomes and 4xx refusals, what a caller is told rather than a failure: worth a line, never an alert. */
 const isClientOutcome = (e: unknown) => {
   const cause = e instanceof GraphQLError ? (e.originalError ?? e) : e;
-  if (CLIENT_OUTCOMES.some((kind) => cause instanceof kind)) return !(cause instanceof HttpError) || cause.status < 500;
+  if (cause instanceof Outcome) return true;
+  if (cause instanceof HttpError) return cause.status < 500;
   const status = (cause as GraphQLError).extensions?.['http'] as { status?: number } | undefined;
   return typeof status?.status === 'number' && status.status >= 400 && status.status < 500;
 };

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { HttpError, type FieldErrors } from '../platform/errors.ts';
+import { HttpError, ValidationFailed, type FieldErrors } from '../platform/errors.ts';
 import { attributeOf, findForbiddenText, forbiddenTextMessage } from '../platform/text.ts';
 
 // fatal: a malformed byte sequence is refused, not silently replaced by U+FFFD (what is stored must be what was sent).
@@ -55,8 +55,5 @@ function refuseForbiddenText(body: object): void {
     const messages = (errors[path[0] ?? 'body'] ??= []);
     if (!messages.includes(message)) messages.push(message);
   }
-  const messages = Object.values(errors).flat();
-  const more = messages.length - 1;
-  const first = messages[0]!;
-  throw new HttpError(422, more > 0 ? `${first} (and ${more} more error${more > 1 ? 's' : ''})` : first, { errors });
+  throw new ValidationFailed(errors);
 }

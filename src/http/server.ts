@@ -7,7 +7,7 @@ import type { Authenticate } from '../platform/session.ts';
 import { clientIp } from './client-ip.ts';
 import type { Cors } from './cors.ts';
 import type { Lifecycle } from './lifecycle.ts';
-import { sendHttpError } from './respond.ts';
+import { httpErrorOf, sendHttpError } from './respond.ts';
 import { createRouter, type Endpoint, type Route } from './router.ts';
 import { guardSend, type SendLimits } from './send-deadline.ts';
 
@@ -93,7 +93,8 @@ export function createRequestListener(deps: {
         return;
       }
       const send = (error: HttpError) => (endpoint ? endpoint.sendError(res, error) : sendHttpError(res, error));
-      if (err instanceof HttpError) return send(err);
+      const refusal = httpErrorOf(err);
+      if (refusal) return send(refusal);
       // The database is away (authentication included): a retryable 503, not a 401 or a 500.
       if (isDatabaseUnavailable(err)) {
         logger.warn({ err: { message: (err as Error).message } }, 'database unavailable');

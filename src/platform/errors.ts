@@ -38,24 +38,82 @@ export function serviceUnavailableHttpError(message = SERVICE_UNAVAILABLE_MESSAG
   return new HttpError(503, message, { headers: { ...RETRY_LATER } });
 }
 
-// Expected outcomes of writes, independent of the interface: GraphQL (graphql/errors.ts) and the CLI word them.
+// Domain outcomes: what services throw when a request cannot be done as asked. They name the outcome, not an
+// interface; only the two edges word them: graphql/errors.ts (extensions.code) and http/respond.ts (REST
+// envelopes). Anything that is not an Outcome or an HttpError is masked.
+
+/** An expected outcome the caller is told about; never a failure of the service itself. */
+export abstract class Outcome extends Error {}
 
 /** Input the caller must correct, messages by argument path (`input.steps.0.name`). */
-export class ValidationFailed extends Error {
+export class ValidationFailed extends Outcome {
+  override name = 'ValidationFailed';
   constructor(readonly errors: FieldErrors) {
     super('Validation failed.');
-    this.name = 'ValidationFailed';
   }
 }
 
-export class NotFound extends Error {
+/** An argument refused as a whole (a page size, a cursor, a selection that breaks the rules); `details` go beside the message. */
+export class BadInput extends Outcome {
+  override name = 'BadInput';
+  constructor(message: string, readonly details: Record<string, unknown> = {}) {
+    super(message);
+  }
+}
+
+export class NotFound extends Outcome {
   override name = 'NotFound';
 }
 
 /** Optimistic concurrency: the record changed after the version the caller based its write on. */
-export class Conflict extends Error {
+export class Conflict extends Outcome {
   override name = 'Conflict';
   constructor(message: string, readonly currentUpdatedAt?: Date) {
     super(message);
+  }
+}
+
+export const UNAUTHORIZED_MESSAGE = 'This action is unauthorized.';
+
+/** The caller is known but may not do this (a missing ability, or asking for more than it holds). */
+export class Forbidden extends Outcome {
+  override name = 'Forbidden';
+  constructor(message = UNAUTHORIZED_MESSAGE) {
+    super(message);
+  }
+}
+
+/** The credentials the request came with are no longer good (revoked while it ran). */
+export class Unauthenticated extends Outcome {
+  override name = 'Unauthenticated';
+  constructor() {
+    super(UNAUTHENTICATED_MESSAGE);
+  }
+}
+
+/** A rate the caller went over; it may retry after `retryAfterSeconds`. */
+export class TooManyRequests extends Outcome {
+  override name = 'TooManyRequests';
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super(message);
+  }
+}
+
+/** The service cannot do it now (at capacity, starting, draining); retry after `retryAfterSeconds`. */
+export class Unavailable extends Outcome {
+  override name = 'Unavailable';
+  constructor(message = SERVICE_UNAVAILABLE_MESSAGE, readonly retryAfterSeconds = 5) {
+    super(message);
+  }
+}
+
+/**
+ * An answer that would hold more than GRAPHQL_MAX_ANSWER_FIELDS fields, found while it runs (list sizes are
+ * the data's): thrown before the rows are loaded, and refused whole, as the cost limit refuses, with no data.
+ */
+export class AnswerTooLarge extends Outcome {
+  override name = 'AnswerTooLarge';
+  constructor(readonly max: number, readonly found: number) {
+    super(`Answer size limit of ${max} fields exceeded, found at least ${found}. Ask for fewer products, fewer fields or smaller pages.`);
   }
 }

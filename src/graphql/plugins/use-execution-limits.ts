@@ -3,7 +3,8 @@ import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../../config.ts';
 import { argumentsOf, fragmentsOf, operationCost } from '../cost.ts';
 import { createGatewayCheck, GATEWAY_SECRET_HEADER, isFederationField, rootFields } from '../federation.ts';
-import { AnswerTooLarge, forbiddenError, validationError, variableError } from '../errors.ts';
+import { AnswerTooLarge } from '../../platform/errors.ts';
+import { forbiddenError, validationError, variableError } from '../errors.ts';
 
 export type ExecutionLimitsConfig = Pick<
   Config,
@@ -50,12 +51,12 @@ export function useExecutionLimits(config: ExecutionLimitsConfig): Plugin<{ requ
       if (cost > config.graphqlMaxCost) {
         return setResultAndStopExecution({ errors: [validationError(`Query cost limit of ${config.graphqlMaxCost} exceeded, found ${cost}.`)] });
       }
-      // An answer over its size bound (found by the resolvers, errors/AnswerTooLarge) is refused whole: one
+      // An answer over its size bound (found by the resolvers, AnswerTooLarge) is refused whole: one
       // error, no data, 400; the partial answer and its other errors (one per list that hit it) are dropped.
       return {
         onExecuteDone({ result, setResult }) {
           if (!('errors' in result) || !result.errors) return;
-          const refusal = result.errors.map((e) => (e instanceof AnswerTooLarge ? e : e.originalError)).find((e) => e instanceof AnswerTooLarge);
+          const refusal = result.errors.map((e) => e.originalError).find((e) => e instanceof AnswerTooLarge);
           if (refusal) setResult({ errors: [validationError(refusal.message)] });
         },
       };

@@ -2,20 +2,13 @@ import type { ServerResponse } from 'node:http';
 import { Counter, type Registry } from 'prom-client';
 import { z } from 'zod';
 import { readObjectBody } from '../../http/body.ts';
-import { sendJson } from '../../http/respond.ts';
+import { httpErrorOf, sendJson } from '../../http/respond.ts';
 import type { Route, RouteContext } from '../../http/router.ts';
 import { isDatabaseUnavailable } from '../../platform/db-errors.ts';
-import { HttpError, NO_STORE, unauthenticatedHttpError, type FieldErrors } from '../../platform/errors.ts';
+import { Forbidden, HttpError, NO_STORE, NotFound, TooManyRequests, Unavailable, ValidationFailed, type FieldErrors } from '../../platform/errors.ts';
 import { parseRowId } from '../../platform/ids.ts';
 import type { Ability, Session } from '../../platform/session.ts';
-import {
-  AbilityEscalationError,
-  CallerTokenGoneError,
-  presentUser,
-  TokenLimitError,
-  type AuthService,
-  type TokenSummary,
-} from './service.ts';
+import { presentUser, type AuthService, type TokenSummary } from './service.ts';
 import { forbiddenTextMessage, hasForbiddenText, isInvisibleText } from '../../platform/text.ts';
 
 // Bodies as the original service shaped them.
@@ -40,15 +33,14 @@ function createLoginCounter(registry: Registry) {
 }
 
 function failedLoginOutcome(err: unknown): LoginOutcome {
-  if (err instanceof HttpError) return err.status < 500 ? 'invalid' : 'unavailable';
+  const refusal = httpErrorOf(err);
+  if (refusal) return refusal.status < 500 ? 'invalid' : 'unavailable';
   return isDatabaseUnavailable(err) ? 'unavailable' : 'error';
 }
 
-const forbidden = () => new HttpError(403, 'This action is unauthorized.', { headers: NO_STORE });
-
 /** Before the body is read: a token without the ability learns nothing else from the answer. */
 function requireTokensManage(session: Session): void {
-  if (!session.scopes.includes(TOKENS_MANAGE)) throw forbidden();
+  if (!session.scopes.includes(TOKENS_MANAGE)) throw new Forbidden();
 }
 
 /** Set before anything can fail, so error answers carry it too (writeHead merges it in). */
@@ -111,17 +103,14 @@ export function tokenSchema(declared: readonly Ability[]) {
   });
 }
 
-/** Laravel's 422 shape: the first message (and how many more), then every message by field. */
-export function validationError(issues: readonly z.core.$ZodIssue[]): HttpError {
+/** Every message by field: the REST edge answers Laravel's 422, the first message (and how many more) beside them. */
+export function validationError(issues: readonly z.core.$ZodIssue[]): ValidationFailed {
   const errors: FieldErrors = {};
   for (const issue of issues) {
     const field = String(issue.path[0] ?? 'body');
     (errors[field] ??= []).push(issue.message);
   }
-  const messages = Object.values(errors).flat();
-  const more = messages.length - 1;
-  const message = more > 0 ? `${messages[0]} (and ${more} more error${more > 1 ? 's' : ''})` : messages[0]!;
-  return new HttpError(422, message, { errors });
+  return new ValidationFailed(errors);
 }
 
 export function createAuthRoutes(auth: AuthService, registry: Registry, abilities: readonly Ability[]): Route[] {
@@ -146,14 +135,10 @@ export function createAuthRoutes(auth: AuthService, registry: Registry, abilitie
           throw new HttpError(401, 'Invalid credentials.', { headers: NO_STORE });
         case 'throttled':
           outcome = 'throttled';
-          throw new HttpError(429, 'Too Many Attempts.', {
-            headers: { ...NO_STORE, 'Retry-After': String(result.retryAfterSeconds) },
-          });
+          throw new TooManyRequests('Too Many Attempts.', result.retryAfterSeconds);
         case 'busy':
           outcome = 'unavailable';
-          throw new HttpError(503, 'Too many logins at once. Please retry shortly.', {
-            headers: { ...NO_STORE, 'Retry-After': String(result.retryAfterSeconds) },
-          });
+          throw new Unavailable('Too many logins at once. Please retry shortly.', result.retryAfterSeconds);
       }
     } catch (err) {
       outcome ??= failedLoginOutcome(err);
@@ -196,16 +181,9 @@ export function createAuthRoutes(auth: AuthService, registry: Registry, abilitie
         const parsed = newToken.safeParse(await readObjectBody(req, REST_BODY_LIMIT));
         if (!parsed.success) throw validationError(parsed.error.issues);
         const { name, abilities: asked, expires_at: expiresAt } = parsed.data;
-        try {
-          const { token, summary } = await auth.createToken({ owner: session!.user, caller: session!, name, abilities: asked, expiresAt, ip });
-          const { current: _current, last_used_at: _unused, ...shown } = presentToken(summary);
-          sendJson(res, 201, { success: true, data: { token, ...shown } }, NO_STORE);
-        } catch (err) {
-          if (err instanceof AbilityEscalationError) throw forbidden();
-          if (err instanceof TokenLimitError) throw new HttpError(422, err.message, { errors: { tokens: [err.message] }, headers: NO_STORE });
-          if (err instanceof CallerTokenGoneError) throw unauthenticatedHttpError();
-          throw err;
-        }
+        const { token, summary } = await auth.createToken({ owner: session!.user, caller: session!, name, abilities: asked, expiresAt, ip });
+        const { current: _current, last_used_at: _unused, ...shown } = presentToken(summary);
+        sendJson(res, 201, { success: true, data: { token, ...shown } }, NO_STORE);
       },
     },
     {
@@ -218,7 +196,7 @@ export function createAuthRoutes(auth: AuthService, registry: Registry, abilitie
         const id = parseRowId(params.id ?? '');
         // Not a possible id, not theirs, or gone: all the same 404, so ids of other users' tokens stay unknown.
         const revoked = id !== null && (await auth.revokeToken(session!, id, ip));
-        if (!revoked) throw new HttpError(404, 'Token not found.', { headers: NO_STORE });
+        if (!revoked) throw new NotFound('Token not found.');
         sendJson(res, 200, { success: true, message: 'Token revoked.' }, NO_STORE);
       },
     },

@@ -2,6 +2,7 @@ import type { Config } from '../../config.ts';
 import type { AuthDb } from './tables.ts';
 import type { Session, SessionUser } from '../../platform/session.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { Forbidden, Unauthenticated, ValidationFailed } from '../../platform/errors.ts';
 import { createHashLimiter, HashBusyError } from './hash-limiter.ts';
 import { getDummyHash, hashPassword, needsRehash, verifyPassword } from './password.ts';
 import {
@@ -43,26 +44,9 @@ export interface TokenSummary {
   current: boolean;
 }
 
-/** A token may not grant more than the one that asks for it. */
-export class AbilityEscalationError extends Error {
-  constructor() {
-    super('This action is unauthorized.');
-  }
-}
-
-/** The user holds MAX_TOKENS_PER_USER created tokens already. */
-export class TokenLimitError extends Error {
-  constructor(readonly limit: number) {
-    super(`A user may hold at most ${limit} created tokens (login tokens aside). Revoke one first.`);
-  }
-}
-
-/** The token asking was revoked while it asked. */
-export class CallerTokenGoneError extends Error {
-  constructor() {
-    super('The token making the request is no longer valid.');
-  }
-}
+/** The user holds MAX_TOKENS_PER_USER created tokens already: a 422 on `tokens`. */
+const tokenLimitReached = (limit: number) =>
+  new ValidationFailed({ tokens: [`A user may hold at most ${limit} created tokens (login tokens aside). Revoke one first.`] });
 
 /** A refusal for load carries no information about the account; one second is a fair first retry. */
 const BUSY_RETRY_AFTER_SECONDS = 1;
@@ -206,7 +190,7 @@ export function createAuthService(deps: {
      * A token for `owner`, Sanctum's createToken: abilities at most the caller's own (`*` only from `*`),
      * by default the same; never outliving the caller's token. Made with a created token, it records that
      * token as its parent and dies with it; made with a login token or by the CLI (no caller token), it is a
-     * root. At most MAX_TOKENS_PER_USER created tokens per user (TokenLimitError). The secret is returned once.
+     * root. At most MAX_TOKENS_PER_USER created tokens per user (a ValidationFailed on `tokens`). The secret is returned once.
      */
     async createToken(input: {
       owner: { id: string };
@@ -218,7 +202,7 @@ export function createAuthService(deps: {
     }): Promise<{ token: string; summary: TokenSummary }> {
       const abilities = [...new Set(input.abilities ?? input.caller.abilities)];
       if (!input.caller.abilities.includes('*') && abilities.some((a) => a === '*' || !input.caller.abilities.includes(a))) {
-        throw new AbilityEscalationError();
+        throw new Forbidden(); // a token may not grant more than the one that asks for it
       }
       const expiries = [input.expiresAt, input.caller.expiresAt].filter((d): d is Date => d instanceof Date);
       const expiresAt = expiries.length ? new Date(Math.min(...expiries.map((d) => d.getTime()))) : null;
@@ -227,14 +211,14 @@ export function createAuthService(deps: {
       const limit = config.maxTokensPerUser;
       const row = await db.transaction().execute(async (trx) => {
         // Count and insert under the user's lock: concurrent creations cannot pass the cap together.
-        if (!(await lockUserForTokens(trx, input.owner.id))) throw new CallerTokenGoneError();
+        if (!(await lockUserForTokens(trx, input.owner.id))) throw new Unauthenticated();
         let parentId: string | null = null;
         if (callerTokenId !== undefined) {
           const kind = await findTokenKind(trx, callerTokenId);
-          if (kind === undefined) throw new CallerTokenGoneError();
+          if (kind === undefined) throw new Unauthenticated(); // the caller's token was revoked while it asked
           parentId = kind === 'login' ? null : callerTokenId;
         }
-        if ((await countTokens(trx, input.owner.id, 'created')) >= limit) throw new TokenLimitError(limit);
+        if ((await countTokens(trx, input.owner.id, 'created')) >= limit) throw tokenLimitReached(limit);
         return insertToken(trx, {
           userId: input.owner.id,
           name: input.name,

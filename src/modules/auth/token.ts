@@ -1,6 +1,7 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { parseRowId } from '../../platform/ids.ts';
+import { safeEqual } from '../../platform/secrets.ts';
 
 // Sanctum's layout, `<id>|<secret>`: the secret is the instance prefix, 40 CSPRNG [A-Za-z0-9] and their 8-hex
 // crc32b (for secret scanners). Only sha256(secret) is stored, found by id and compared in constant time.
@@ -42,7 +43,5 @@ export function parseBearerHeader(header: string | string[] | undefined): Parsed
 }
 
 export function secretMatchesHash(secret: string, storedHash: string): boolean {
-  const presented = Buffer.from(hashSecret(secret), 'hex');
-  const stored = Buffer.from(storedHash.trim(), 'hex');
-  return stored.length === presented.length && timingSafeEqual(presented, stored);
+  return safeEqual(hashSecret(secret), storedHash.trim().toLowerCase());
 }

@@ -1,5 +1,5 @@
 import { Kind, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
-import { AnswerTooLarge } from '../../graphql/errors.ts';
+import { AnswerTooLarge } from '../../platform/errors.ts';
 
 // The cost limit prices nested lists once: their length is the data's. This prices them at their real length,
 // per request, as the product rows (which carry their tree's counts) reach the resolvers, and refuses the

@@ -1,4 +1,4 @@
-import { badUserInputError } from '../../graphql/errors.ts';
+import { BadInput } from '../../platform/errors.ts';
 import type { CatalogDb } from './tables.ts';
 import type { CatalogLoaders } from './loaders.ts';
 import type { ProductParent } from './mappers.ts';
@@ -26,15 +26,15 @@ export async function getProductPage(
   const { first } = args;
   if (first > maxPageSize) {
     // Lighthouse's wording, which clients of the original service may match on.
-    throw badUserInputError(`Maximum number of ${maxPageSize} requested items exceeded, got ${first}. Fetch smaller chunks.`);
+    throw new BadInput(`Maximum number of ${maxPageSize} requested items exceeded, got ${first}. Fetch smaller chunks.`);
   }
   if (first < 1) {
-    throw badUserInputError(`Requested page size must be at least 1, got ${first}.`);
+    throw new BadInput(`Requested page size must be at least 1, got ${first}.`);
   }
   let afterId: string | null = null;
   if (args.after !== null && args.after !== undefined) {
     afterId = decodeCursor(PRODUCT_CURSOR_KIND, args.after);
-    if (afterId === null) throw badUserInputError('Invalid cursor.');
+    if (afterId === null) throw new BadInput('Invalid cursor.');
   }
 
   const page = await findProductPage(db, { afterId, limit: first + 1, withCounts: args.withCounts });

@@ -1,6 +1,4 @@
-import { createGraphQLError } from 'graphql-yoga';
-import { graphQLError } from '../../graphql/errors.ts';
-import { NotFound } from '../../platform/errors.ts';
+import { BadInput, NotFound, TooManyRequests } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Session } from '../../platform/session.ts';
 import { configureProduct, type CatalogRequest, type Selection } from '../catalog/index.ts';
@@ -22,9 +20,7 @@ export async function saveConfiguration(ctx: SaveContext, productId: string, sel
   if (!configured) throw new NotFound(`No product with id "${productId}".`);
   const { product, evaluation } = configured;
   if (!evaluation.valid) {
-    throw createGraphQLError('The selection breaks the rules of the product; see extensions.violations.', {
-      extensions: { code: 'BAD_USER_INPUT', violations: evaluation.violations },
-    });
+    throw new BadInput('The selection breaks the rules of the product; see extensions.violations.', { violations: evaluation.violations });
   }
   for (let attempt = 0; attempt < 3; attempt++) {
     const id = newConfigurationId();
@@ -44,11 +40,8 @@ export async function saveConfiguration(ctx: SaveContext, productId: string, sel
       ctx.savesPerMinute,
     );
     if ('retryAfterSeconds' in outcome) {
-      const seconds = String(outcome.retryAfterSeconds);
-      throw graphQLError(`Too many configurations saved; try again in ${seconds} s.`, 'TOO_MANY_REQUESTS', {
-        status: 429,
-        headers: { 'Retry-After': seconds },
-      });
+      const seconds = outcome.retryAfterSeconds;
+      throw new TooManyRequests(`Too many configurations saved; try again in ${seconds} s.`, seconds);
     }
     if (outcome.inserted) {
       // Never the selection's values: they are the customer's own text.
