@@ -41,6 +41,8 @@ describe('expiry', () => {
     await sql`UPDATE personal_access_tokens SET expires_at = now() - interval '1 second' WHERE id = ${tokenId(token)}`.execute(
       t.database.handle.db,
     );
+    // Changed outside the service: the token cache hears of it through tokens_changed, within a second.
+    expect(await within1s(async () => (await listTokens(token)).status, 401)).toBe(401);
     const rest = await listTokens(token);
     expect(rest.status).toBe(401);
     expect(rest.json()).toEqual(UNAUTHENTICATED);
@@ -60,6 +62,7 @@ describe('expiry', () => {
         t.database.handle.db,
       );
 
+      expect(await within1s(async () => (await listTokens(old, limited.url)).status, 401)).toBe(401);
       const rest = await listTokens(old, limited.url);
       expect(rest.status).toBe(401);
       expect(rest.json()).toEqual(UNAUTHENTICATED);
