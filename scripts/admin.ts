@@ -7,7 +7,7 @@ import {
   findUserByEmail,
 } from '../src/modules/auth/repository.ts';
 import { createAuthService, normaliseEmail, TokenLimitError } from '../src/modules/auth/service.ts';
-import { chainExpiries } from '../src/modules/auth/authenticate.ts';
+import { chainExpiries } from '../src/modules/auth/token.ts';
 import { tokenSchema } from '../src/modules/auth/routes.ts';
 import { ABILITIES } from '../src/modules/index.ts';
 import { deleteConfigurationsOlderThan } from '../src/modules/configurations/index.ts';

@@ -7,11 +7,10 @@ import type { Route, RouteContext } from '../../http/router.ts';
 import { isDatabaseUnavailable } from '../../platform/db-errors.ts';
 import { HttpError, NO_STORE, unauthenticatedHttpError, type FieldErrors } from '../../platform/errors.ts';
 import { parseRowId } from '../../platform/ids.ts';
-import type { Ability, Session } from '../../platform/session.ts';
+import type { Ability, Session, SessionUser } from '../../platform/session.ts';
 import {
   AbilityEscalationError,
   CallerTokenGoneError,
-  presentUser,
   TokenLimitError,
   type AuthService,
   type TokenSummary,
@@ -54,6 +53,17 @@ function requireTokensManage(session: Session): void {
 /** Set before anything can fail, so error answers carry it too (writeHead merges it in). */
 function noStore(res: ServerResponse): void {
   res.setHeader('Cache-Control', 'no-store');
+}
+
+/** The user record of the login response, as the original service shaped it. */
+function presentUser(user: SessionUser) {
+  return {
+    id: Number(user.id),
+    name: user.name,
+    email: user.email,
+    is_admin: user.isAdmin,
+    created_at: user.createdAt.toISOString(),
+  };
 }
 
 function presentToken(token: TokenSummary) {

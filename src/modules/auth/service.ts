@@ -23,8 +23,7 @@ import {
   type UserRow,
 } from './repository.ts';
 import { throttleKeys, throttleVerdict } from './throttle.ts';
-import { chainExpiries, tokenExpiry } from './authenticate.ts';
-import { formatBearerToken, generateSecret, hashSecret } from './token.ts';
+import { chainExpiries, formatBearerToken, generateSecret, hashSecret, tokenExpiry } from './token.ts';
 
 export type LoginResult =
   | { ok: true; token: string; user: SessionUser }
@@ -284,14 +283,3 @@ export function createAuthService(deps: {
 }
 
 export type AuthService = ReturnType<typeof createAuthService>;
-
-/** The user record of the login response, as the original service shaped it. */
-export function presentUser(user: SessionUser) {
-  return {
-    id: Number(user.id),
-    name: user.name,
-    email: user.email,
-    is_admin: user.isAdmin,
-    created_at: user.createdAt.toISOString(),
-  };
-}
