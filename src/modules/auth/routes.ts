@@ -192,7 +192,7 @@ export function createAuthRoutes(auth: AuthService, registry: Registry, abilitie
       async handle({ res, session }) {
         noStore(res);
         requireTokensManage(session!);
-        const tokens = await auth.listTokens(session!);
+        const tokens = await auth.listTokens({ userId: session!.user.id, currentTokenId: session!.tokenId });
         sendJson(res, 200, { success: true, data: tokens.map(presentToken) }, NO_STORE);
       },
     },
@@ -227,7 +227,7 @@ export function createAuthRoutes(auth: AuthService, registry: Registry, abilitie
         requireTokensManage(session!);
         const id = parseRowId(params.id ?? '');
         // Not a possible id, not theirs, or gone: all the same 404, so ids of other users' tokens stay unknown.
-        const revoked = id !== null && (await auth.revokeToken(session!, id, ip));
+        const revoked = id !== null && (await auth.revokeToken(id, { session: session!, ip }));
         if (!revoked) throw new HttpError(404, 'Token not found.', { headers: NO_STORE });
         sendJson(res, 200, { success: true, message: 'Token revoked.' }, NO_STORE);
       },
