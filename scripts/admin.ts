@@ -1,14 +1,11 @@
 import { z } from 'zod';
 import {
-  deleteExpiredTokens,
-  deleteToken,
+  createAuthService,
   DuplicateEmailError,
-  findTokens,
-  findUserByEmail,
-} from '../src/modules/auth/repository.ts';
-import { createAuthService, normaliseEmail } from '../src/modules/auth/service.ts';
-import { chainExpiries } from '../src/modules/auth/authenticate.ts';
-import { tokenSchema } from '../src/modules/auth/routes.ts';
+  normaliseEmail,
+  tokenSchema,
+  type AuthService,
+} from '../src/modules/auth/index.ts';
 import { ABILITIES } from '../src/modules/index.ts';
 import { deleteConfigurationsOlderThan } from '../src/modules/configurations/index.ts';
 import { ValidationFailed } from '../src/platform/errors.ts';
@@ -23,7 +20,7 @@ import {
   usageError,
 } from './lib/cli.ts';
 import { catalogExport, catalogImport, CATALOG_USAGE } from './admin/catalog.ts';
-import { ensureMigrated, withDatabase } from './lib/database.ts';
+import { ensureMigrated, withDatabase, type CliContext } from './lib/database.ts';
 import { promptHidden, readStdin } from './lib/prompt.ts';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
@@ -108,10 +105,8 @@ async function userCreate(args: string[]): Promise<void> {
 
   await withDatabase(async (ctx) => {
     await ensureMigrated(ctx);
-    // Through the auth service, so the hashing parameters live in one place.
-    const auth = createAuthService({ db: ctx.database.db, config: ctx.config, logger: ctx.logger });
     try {
-      const user = await auth.createUser({ name, email, password, isAdmin: values.admin });
+      const user = await authService(ctx).createUser({ name, email, password, isAdmin: values.admin });
       process.stdout.write(
         `Created user ${user.id} <${user.email}>${user.isAdmin ? ' (administrator)' : ''} in ${ctx.target}.\n`,
       );
@@ -122,6 +117,9 @@ async function userCreate(args: string[]): Promise<void> {
   });
 }
 
+/** Through the auth service, as the server does: hashing, listing and revoking live in one place. */
+const authService = (ctx: CliContext): AuthService => createAuthService({ db: ctx.database.db, config: ctx.config, logger: ctx.logger });
+
 const formatTime = (d: Date | null) => (d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-');
 
 async function tokenList(args: string[]): Promise<void> {
@@ -130,32 +128,29 @@ async function tokenList(args: string[]): Promise<void> {
 
   await withDatabase(async (ctx) => {
     await ensureMigrated(ctx);
-    const { db } = ctx.database;
+    const auth = authService(ctx);
     let userId: string | undefined;
     if (email !== undefined) {
-      const user = await findUserByEmail(db, email);
+      const user = await auth.findUser(email);
       if (!user) throw new CliError(`No user with email ${email}.`);
-      userId = String(user.id);
+      userId = user.id;
     }
-    const tokens = await findTokens(db, { userId });
+    const tokens = await auth.listTokens({ userId });
     if (tokens.length === 0) {
       process.stdout.write(email ? `No tokens for ${email}.\n` : 'No tokens.\n');
       return;
     }
     const now = Date.now();
-    // A token's parent is its owner's: the listing of one user (or all) holds every ancestor.
-    const ends = chainExpiries(tokens, ctx.config.tokenExpirationMinutes);
     const rows = tokens.map((t) => {
-      const expiry = ends.get(String(t.id)) ?? null;
-      const expired = expiry !== null && expiry.getTime() <= now;
+      const expired = t.expiresAt !== null && t.expiresAt.getTime() <= now;
       return [
-        String(t.id),
+        t.id,
         t.email,
         t.name,
         t.abilities.join(','),
-        formatTime(t.created_at),
-        formatTime(t.last_used_at),
-        formatTime(t.expires_at),
+        formatTime(t.createdAt),
+        formatTime(t.lastUsedAt),
+        formatTime(t.ownExpiresAt),
         expired ? 'expired' : 'active',
       ];
     });
@@ -182,12 +177,12 @@ async function tokenCreate(args: string[]): Promise<void> {
 
   await withDatabase(async (ctx) => {
     await ensureMigrated(ctx);
-    const user = await findUserByEmail(ctx.database.db, email);
+    const auth = authService(ctx);
+    const user = await auth.findUser(email);
     if (!user) throw new CliError(`No user with email ${email}.`);
-    const auth = createAuthService({ db: ctx.database.db, config: ctx.config, logger: ctx.logger });
     const created = await auth
       .createToken({
-        owner: { id: String(user.id) },
+        owner: { id: user.id },
         // The shell is the operator: any ability, no caller token to outlive or descend from.
         caller: { abilities: ['*'], expiresAt: null },
         name: parsed.data.name,
@@ -217,7 +212,8 @@ async function tokenRevoke(args: string[]): Promise<void> {
 
   await withDatabase(async (ctx) => {
     await ensureMigrated(ctx);
-    const deleted = id !== null && (await deleteToken(ctx.database.db, id));
+    // No session: the operator may revoke any token.
+    const deleted = id !== null && (await authService(ctx).revokeToken(id));
     if (!deleted) throw new CliError(`No token with id ${raw}.`);
     process.stdout.write(`Revoked token ${raw}.\n`);
   });
@@ -230,7 +226,7 @@ async function tokensPruneExpired(args: string[]): Promise<void> {
   await withDatabase(async (ctx) => {
     await ensureMigrated(ctx);
     const lifetimeMinutes = ctx.config.tokenExpirationMinutes;
-    const deleted = await deleteExpiredTokens(ctx.database.db, { hours, lifetimeMinutes });
+    const deleted = await authService(ctx).pruneExpiredTokens(hours);
     process.stdout.write(
       `Deleted ${deleted} token${deleted === 1 ? '' : 's'} expired for more than ${hours} hour${hours === 1 ? '' : 's'}` +
         (lifetimeMinutes === undefined ? '' : ` (TOKEN_EXPIRATION_MINUTES=${lifetimeMinutes})`) +

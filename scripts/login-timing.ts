@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
-import { hashPassword, verifyPassword } from '../src/modules/auth/password.ts';
+import { hashPassword, verifyPassword } from '../src/modules/auth/index.ts';
 import type { Database } from '../src/modules/index.ts';
 import { createDatabase, databaseOptions } from '../src/platform/db.ts';
 import { createLogger } from '../src/platform/logger.ts';

@@ -1,7 +1,7 @@
 /**
  * Measures the embedded database (PGlite) as the service uses it: creating a
  * fresh database under a temporary DATA_DIR, reopening it, and sequential
- * nested-product reads through the catalog repository. The README's figures for
+ * nested-product reads through the catalog's loaders. The README's figures for
  * the embedded back end come from this script:  npx tsx scripts/measure-embedded.ts
  */
 import fs from 'node:fs/promises';
@@ -9,12 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { seedCatalog } from '../db/seeds/catalog.ts';
-import {
-  findComponentsByStepIds,
-  findCustomisationsByComponentIds,
-  findProductsByIds,
-  findStepsByProductIds,
-} from '../src/modules/catalog/repository.ts';
+import { createCatalogLoaders } from '../src/modules/catalog/index.ts';
 import { createDatabase } from '../src/platform/db.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { migrateToLatest } from '../src/platform/migrate.ts';
@@ -38,11 +33,13 @@ try {
 
   t = performance.now();
   for (let i = 0; i < READS; i++) {
-    const ids = [String((i % 100) + 1)];
-    await findProductsByIds(reopened.db, ids);
-    const steps = await findStepsByProductIds(reopened.db, ids);
-    const components = await findComponentsByStepIds(reopened.db, steps.map((s) => s.id));
-    await findCustomisationsByComponentIds(reopened.db, components.map((c) => c.id));
+    // A request's loaders: one statement a tree level, as a nested products query makes.
+    const loaders = createCatalogLoaders(reopened.db);
+    const id = String((i % 100) + 1);
+    await loaders.productsById.load(id);
+    const steps = await loaders.stepsByProductId.load(id);
+    const components = (await Promise.all(steps.map((s) => loaders.componentsByStepId.load(s.id)))).flat();
+    await Promise.all(components.map((c) => loaders.customisationsByComponentId.load(c.id)));
   }
   const readMs = performance.now() - t;
   await reopened.close();

@@ -6,10 +6,11 @@ import {
   exportCatalog,
   importCatalog,
   ImportStopped,
+  validSku,
   type ImportItem,
   type ImportSummary,
-} from '../../src/modules/catalog/writes/transfer.ts';
-import { Checker, type ProductInput } from '../../src/modules/catalog/writes/validation.ts';
+  type ProductInput,
+} from '../../src/modules/catalog/index.ts';
 import { serviceSchema } from '../../src/modules/index.ts';
 import { isDatabaseUnavailable } from '../../src/platform/db-errors.ts';
 import type { FieldErrors } from '../../src/platform/errors.ts';
@@ -112,14 +113,12 @@ function toItem(entry: CatalogEntry, type: GraphQLInputObjectType, firstBySku: M
     const key = ['products', index, ...path].join('.');
     if (!coveredBy(refused, key)) (errors[key] ??= []).push(error.message);
   }) as ProductInput;
-  if (sku !== undefined) {
-    const checker = new Checker();
-    const trimmed = checker.sku(`${at}.sku`, sku);
-    if (Object.keys(checker.errors).length === 0) {
-      const earlier = firstBySku.get(trimmed);
-      if (earlier === undefined) firstBySku.set(trimmed, index);
-      else (errors[`${at}.sku`] ??= []).push(`The sku appears earlier in the file (products.${earlier}).`);
-    }
+  // An invalid sku is refused by the import's own checks; only a valid one is looked up for repeats.
+  const trimmed = sku === undefined ? undefined : validSku(sku);
+  if (trimmed !== undefined) {
+    const earlier = firstBySku.get(trimmed);
+    if (earlier === undefined) firstBySku.set(trimmed, index);
+    else (errors[`${at}.sku`] ??= []).push(`The sku appears earlier in the file (products.${earlier}).`);
   }
   return Object.keys(errors).length ? { index, sku, bytes, errors } : { index, sku, bytes, input };
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import pg from 'pg';
-import { encodeCursor } from '../../src/modules/catalog/pagination.ts';
-import { hashSecret, parseBearerHeader } from '../../src/modules/auth/token.ts';
+import { encodeCursor } from '../../src/modules/catalog/index.ts';
+import { hashSecret, parseBearerHeader } from '../../src/modules/auth/index.ts';
 import { QUERIES } from './queries.ts';
 
 /**

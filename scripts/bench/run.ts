@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { encodeCursor } from '../../src/modules/catalog/pagination.ts';
+import { encodeCursor } from '../../src/modules/catalog/index.ts';
 import { ensureDatabase, prepareDataset, revokeToken } from '../lib/dataset.ts';
 import { stopServer, type Server } from '../lib/service-process.ts';
 import { emptyTotals, runCase, type CaseContext, type CaseTotals } from './case-runner.ts';

@@ -1,9 +1,7 @@
 import pg from 'pg';
 import { sql } from 'kysely';
 import { loadConfig } from '../../src/config.ts';
-import { hashPassword } from '../../src/modules/auth/password.ts';
-import { updatePasswordHash } from '../../src/modules/auth/repository.ts';
-import { createAuthService } from '../../src/modules/auth/service.ts';
+import { createAuthService } from '../../src/modules/auth/index.ts';
 import { createPostgresDatabase } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { migrateToLatest } from '../../src/platform/migrate.ts';
@@ -97,16 +95,15 @@ export async function prepareDataset(
     const auth = createAuthService({ db, config, logger });
     const tokens = [];
     for (const { email, name, password, tokenName = 'bench' } of users) {
-      let user = await db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
+      let user = await auth.findUser(email);
       if (!user) {
         // Nobody logs in with it unless a password was asked for: a random one is never shown.
         const secret = password ?? `${crypto.randomUUID()}${crypto.randomUUID()}`;
-        const created = await auth.createUser({ name, email, password: secret, isAdmin: false });
-        user = { id: created.id };
+        user = await auth.createUser({ name, email, password: secret, isAdmin: false });
       } else if (password !== undefined) {
-        await updatePasswordHash(db, String(user.id), await hashPassword(password));
+        await auth.setPassword(user.id, password);
       }
-      const token = await auth.issueToken(String(user.id), tokenName);
+      const token = await auth.issueToken(user.id, tokenName);
       tokens.push({ token, tokenId: token.split('|')[0]! });
     }
     return { productIds: rows.map((r) => String(r.id)), tokens, seededNow, seedMs };
@@ -118,7 +115,8 @@ export async function prepareDataset(
 export async function revokeToken(url: string, tokenId: string): Promise<void> {
   const database = createPostgresDatabase({ databaseUrl: url, poolSize: 1, logger });
   try {
-    await database.db.deleteFrom('personal_access_tokens').where('id', '=', tokenId).execute();
+    const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' });
+    await createAuthService({ db: database.db, config, logger }).revokeToken(tokenId);
   } finally {
     await database.close();
   }

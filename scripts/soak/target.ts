@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { seedCatalog } from '../../db/seeds/catalog.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createAuthService } from '../../src/modules/auth/service.ts';
+import { createAuthService } from '../../src/modules/auth/index.ts';
 import { createDatabase } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { migrateToLatest } from '../../src/platform/migrate.ts';

@@ -7,8 +7,8 @@ import type { Route, RouteContext } from '../../http/router.ts';
 import { isDatabaseUnavailable } from '../../platform/db-errors.ts';
 import { Forbidden, HttpError, NO_STORE, NotFound, TooManyRequests, Unavailable, ValidationFailed, type FieldErrors } from '../../platform/errors.ts';
 import { parseRowId } from '../../platform/ids.ts';
-import type { Ability, Session } from '../../platform/session.ts';
-import { presentUser, type AuthService, type TokenSummary } from './service.ts';
+import type { Ability, Session, SessionUser } from '../../platform/session.ts';
+import type { AuthService, TokenSummary } from './service.ts';
 import { forbiddenTextMessage, hasForbiddenText, isInvisibleText } from '../../platform/text.ts';
 
 // Bodies as the original service shaped them.
@@ -46,6 +46,17 @@ function requireTokensManage(session: Session): void {
 /** Set before anything can fail, so error answers carry it too (writeHead merges it in). */
 function noStore(res: ServerResponse): void {
   res.setHeader('Cache-Control', 'no-store');
+}
+
+/** The user record of the login response, as the original service shaped it. */
+function presentUser(user: SessionUser) {
+  return {
+    id: Number(user.id),
+    name: user.name,
+    email: user.email,
+    is_admin: user.isAdmin,
+    created_at: user.createdAt.toISOString(),
+  };
 }
 
 function presentToken(token: TokenSummary) {
@@ -167,7 +178,7 @@ export function createAuthRoutes(auth: AuthService, registry: Registry, abilitie
       async handle({ res, session }) {
         noStore(res);
         requireTokensManage(session!);
-        const tokens = await auth.listTokens(session!);
+        const tokens = await auth.listTokens({ userId: session!.user.id, currentTokenId: session!.tokenId });
         sendJson(res, 200, { success: true, data: tokens.map(presentToken) }, NO_STORE);
       },
     },
@@ -195,7 +206,7 @@ export function createAuthRoutes(auth: AuthService, registry: Registry, abilitie
         requireTokensManage(session!);
         const id = parseRowId(params.id ?? '');
         // Not a possible id, not theirs, or gone: all the same 404, so ids of other users' tokens stay unknown.
-        const revoked = id !== null && (await auth.revokeToken(session!, id, ip));
+        const revoked = id !== null && (await auth.revokeToken(id, { session: session!, ip }));
         if (!revoked) throw new NotFound('Token not found.');
         sendJson(res, 200, { success: true, message: 'Token revoked.' }, NO_STORE);
       },

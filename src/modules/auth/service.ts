@@ -9,6 +9,7 @@ import {
   clearLoginThrottle,
   countTokens,
   deleteOldestLoginTokens,
+  deleteExpiredTokens,
   deleteToken,
   deleteTokenOwnedBy,
   findTokenKind,
@@ -20,12 +21,10 @@ import {
   insertUser,
   releaseLoginThrottle,
   updatePasswordHash,
-  type TokenRow,
   type UserRow,
 } from './repository.ts';
 import { throttleKeys, throttleVerdict } from './throttle.ts';
-import { chainExpiries, tokenExpiry } from './authenticate.ts';
-import { formatBearerToken, generateSecret, hashSecret } from './token.ts';
+import { chainExpiries, formatBearerToken, generateSecret, hashSecret, tokenExpiry } from './token.ts';
 
 export type LoginResult =
   | { ok: true; token: string; user: SessionUser }
@@ -42,6 +41,13 @@ export interface TokenSummary {
   lastUsedAt: Date | null;
   expiresAt: Date | null;
   current: boolean;
+}
+
+export interface TokenListing extends TokenSummary {
+  /** The owner's. */
+  email: string;
+  /** The token's own end, as created; `expiresAt` is the sooner of it, its ancestors' and the instance lifetime. */
+  ownExpiresAt: Date | null;
 }
 
 /** The user holds MAX_TOKENS_PER_USER created tokens already: a 422 on `tokens`. */
@@ -77,8 +83,6 @@ export function createAuthService(deps: {
     maxQueue: config.passwordHashQueue,
     maxWaitMs: config.passwordHashQueueTimeoutMs,
   });
-  // Made now, so that the first unknown email an instance sees is not the slow one.
-  void getDummyHash();
 
   /** Runs inside a limiter slot: its hashing calls argon2 directly. */
   async function attemptLogin(input: { email: string; password: string; ip: string }): Promise<LoginResult> {
@@ -157,33 +161,49 @@ export function createAuthService(deps: {
       logger.info({ event: 'logout', userId: session.user.id, tokenId: session.tokenId, ip }, 'logged out');
     },
 
-    async listTokens(session: Session): Promise<TokenSummary[]> {
-      const rows = await findTokens(db, { userId: session.user.id });
+    /**
+     * Tokens (never their hashes) in id order, of one user or of all; `expiresAt` is when each stops working,
+     * its ancestors' ends and the instance lifetime counted. `current` marks the caller's own.
+     */
+    async listTokens(filter: { userId?: string; currentTokenId?: string } = {}): Promise<TokenListing[]> {
+      const rows = await findTokens(db, { userId: filter.userId });
+      // A token's parent is its owner's: the listing of one user (or all) holds every ancestor.
       const ends = chainExpiries(rows, config.tokenExpirationMinutes);
-      return rows.map((row: TokenRow) => ({
+      return rows.map((row) => ({
         id: String(row.id),
+        email: row.email,
         name: row.name,
         abilities: row.abilities,
         createdAt: row.created_at,
         lastUsedAt: row.last_used_at,
         expiresAt: ends.get(String(row.id)) ?? null,
-        current: String(row.id) === session.tokenId,
+        ownExpiresAt: row.expires_at,
+        current: String(row.id) === filter.currentTokenId,
       }));
     },
 
     /**
-     * Administrators may revoke anyone's token; to others, another user's token looks absent (false).
-     * Tokens created from it go with it (ON DELETE CASCADE), as on logout.
+     * Deletes a token and the tokens created from it (ON DELETE CASCADE), as on logout; false when there is
+     * none. By a session, administrators may revoke anyone's token, and to others another user's token looks
+     * absent. Without one (the operator's shell), any token.
      */
-    async revokeToken(session: Session, tokenId: string, ip: string): Promise<boolean> {
-      const deleted = await deleteTokenOwnedBy(db, tokenId, session.user.isAdmin ? undefined : session.user.id);
+    async revokeToken(tokenId: string, by?: { session: Session; ip: string }): Promise<boolean> {
+      const user = by?.session.user;
+      const deleted = await deleteTokenOwnedBy(db, tokenId, user === undefined || user.isAdmin ? undefined : user.id);
       if (!deleted) return false;
       onRevoke();
       logger.info(
-        { event: 'token.revoked', userId: session.user.id, tokenId, ownerId: String(deleted.user_id), ip },
+        { event: 'token.revoked', userId: user?.id ?? null, tokenId, ownerId: String(deleted.user_id), ip: by?.ip },
         'token revoked',
       );
       return true;
+    },
+
+    /** Deletes tokens expired for more than `hours`, by their own expires_at or the instance lifetime; returns how many. */
+    async pruneExpiredTokens(hours: number): Promise<number> {
+      const deleted = await deleteExpiredTokens(db, { hours, lifetimeMinutes: config.tokenExpirationMinutes });
+      if (deleted > 0) onRevoke();
+      return deleted;
     },
 
     /**
@@ -264,18 +284,17 @@ export function createAuthService(deps: {
       });
       return toSessionUser(user);
     },
+
+    /** The user with that email (trimmed, any case), if any. */
+    async findUser(email: string): Promise<SessionUser | undefined> {
+      const user = await findUserByEmail(db, normaliseEmail(email));
+      return user && toSessionUser(user);
+    },
+
+    async setPassword(userId: string, password: string): Promise<void> {
+      await updatePasswordHash(db, userId, await hashLimiter.run(() => hashPassword(password)));
+    },
   };
 }
 
 export type AuthService = ReturnType<typeof createAuthService>;
-
-/** The user record of the login response, as the original service shaped it. */
-export function presentUser(user: SessionUser) {
-  return {
-    id: Number(user.id),
-    name: user.name,
-    email: user.email,
-    is_admin: user.isAdmin,
-    created_at: user.createdAt.toISOString(),
-  };
-}

@@ -45,3 +45,34 @@ export function parseBearerHeader(header: string | string[] | undefined): Parsed
 export function secretMatchesHash(secret: string, storedHash: string): boolean {
   return safeEqual(hashSecret(secret), storedHash.trim().toLowerCase());
 }
+
+// How long a token lives: authentication checks it on every request, the service shows it in listings.
+
+/** When a token stops working: its own expires_at or the instance lifetime, whichever is sooner; null: never. */
+export function tokenExpiry(token: { created_at: Date; expires_at: Date | null }, lifetimeMinutes: number | undefined): Date | null {
+  const lifetimeEnd = lifetimeMinutes === undefined ? null : new Date(token.created_at.getTime() + lifetimeMinutes * 60_000);
+  if (!token.expires_at) return lifetimeEnd;
+  if (!lifetimeEnd) return token.expires_at;
+  return token.expires_at < lifetimeEnd ? token.expires_at : lifetimeEnd;
+}
+
+/** When each token stops working, its ancestors' ends included (all of a user's tokens given, parents among them). */
+export function chainExpiries(
+  tokens: readonly { id: string; parent_id: string | null; created_at: Date; expires_at: Date | null }[],
+  lifetimeMinutes: number | undefined,
+): Map<string, Date | null> {
+  const byId = new Map(tokens.map((t) => [String(t.id), t]));
+  const ends = new Map<string, Date | null>();
+  const endOf = (id: string): Date | null => {
+    if (ends.has(id)) return ends.get(id)!;
+    const token = byId.get(id)!;
+    const own = tokenExpiry(token, lifetimeMinutes);
+    // parent_id < id: ids ascending visit parents first, so this recursion is at most one level deep in practice.
+    const parent = token.parent_id !== null && byId.has(String(token.parent_id)) ? endOf(String(token.parent_id)) : null;
+    const end = !parent ? own : !own || parent < own ? parent : own;
+    ends.set(id, end);
+    return end;
+  };
+  for (const id of [...byId.keys()].sort((a, b) => Number(a) - Number(b))) endOf(id);
+  return ends;
+}

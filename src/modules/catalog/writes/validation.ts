@@ -160,6 +160,13 @@ export class Checker {
   }
 }
 
+/** The sku as the service stores it (trimmed), or undefined when the service would refuse it. */
+export function validSku(value: string): string | undefined {
+  const c = new Checker();
+  const sku = c.sku('sku', value);
+  return Object.keys(c.errors).length === 0 ? sku : undefined;
+}
+
 export function checkCustomisation(c: Checker, input: CustomisationInput, path: string): CustomisationValues {
   const id = c.id(`${path}.id`, input.id);
   return {
