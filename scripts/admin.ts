@@ -108,7 +108,7 @@ async function userCreate(args: string[]): Promise<void> {
   await withDatabase(async (ctx) => {
     await ensureMigrated(ctx);
     // Through the auth service, so the hashing parameters live in one place.
-    const auth = createAuthService({ db: ctx.database.db, config: ctx.config, logger: ctx.logger });
+    const auth = createAuthService({ db: ctx.database.db, config: ctx.config.auth, logger: ctx.logger });
     try {
       const user = await auth.createUser({ name, email, password, isAdmin: values.admin });
       process.stdout.write(
@@ -143,7 +143,7 @@ async function tokenList(args: string[]): Promise<void> {
     }
     const now = Date.now();
     // A token's parent is its owner's: the listing of one user (or all) holds every ancestor.
-    const ends = chainExpiries(tokens, ctx.config.tokenExpirationMinutes);
+    const ends = chainExpiries(tokens, ctx.config.auth.tokens.expirationMinutes);
     const rows = tokens.map((t) => {
       const expiry = ends.get(String(t.id)) ?? null;
       const expired = expiry !== null && expiry.getTime() <= now;
@@ -183,7 +183,7 @@ async function tokenCreate(args: string[]): Promise<void> {
     await ensureMigrated(ctx);
     const user = await findUserByEmail(ctx.database.db, email);
     if (!user) throw new CliError(`No user with email ${email}.`);
-    const auth = createAuthService({ db: ctx.database.db, config: ctx.config, logger: ctx.logger });
+    const auth = createAuthService({ db: ctx.database.db, config: ctx.config.auth, logger: ctx.logger });
     const created = await auth
       .createToken({
         owner: { id: String(user.id) },
@@ -228,7 +228,7 @@ async function tokensPruneExpired(args: string[]): Promise<void> {
 
   await withDatabase(async (ctx) => {
     await ensureMigrated(ctx);
-    const lifetimeMinutes = ctx.config.tokenExpirationMinutes;
+    const lifetimeMinutes = ctx.config.auth.tokens.expirationMinutes;
     const deleted = await deleteExpiredTokens(ctx.database.db, { hours, lifetimeMinutes });
     process.stdout.write(
       `Deleted ${deleted} token${deleted === 1 ? '' : 's'} expired for more than ${hours} hour${hours === 1 ? '' : 's'}` +

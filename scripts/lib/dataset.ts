@@ -94,7 +94,7 @@ export async function prepareDataset(
     `.execute(db);
 
     const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' });
-    const auth = createAuthService({ db, config, logger });
+    const auth = createAuthService({ db, config: config.auth, logger });
     const tokens = [];
     for (const { email, name, password, tokenName = 'bench' } of users) {
       let user = await db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();

@@ -81,18 +81,14 @@ export function normaliseEmail(email: string): string {
 
 export function createAuthService(deps: {
   db: AuthDb;
-  config: Config;
+  config: Config['auth'];
   logger: Logger;
   /** Called once a token of this process's is deleted, before the caller is answered. */
   onRevoke?: () => void;
 }) {
   const { db, config, logger, onRevoke = () => {} } = deps;
-  const throttleLimits = { maxAttempts: config.loginMaxAttempts, maxAttemptsPerIp: config.loginMaxAttemptsPerIp };
-  const hashLimiter = createHashLimiter({
-    concurrency: config.passwordHashConcurrency,
-    maxQueue: config.passwordHashQueue,
-    maxWaitMs: config.passwordHashQueueTimeoutMs,
-  });
+  const throttleLimits = config.throttle;
+  const hashLimiter = createHashLimiter(config.passwordHash);
   // Made now, so that the first unknown email an instance sees is not the slow one.
   void getDummyHash();
 
@@ -101,7 +97,7 @@ export function createAuthService(deps: {
     const email = normaliseEmail(input.email);
     const { ip } = input;
     const keys = throttleKeys(email, ip);
-    const hits = await hitLoginThrottle(db, [keys.account, keys.ip], config.loginDecaySeconds);
+    const hits = await hitLoginThrottle(db, [keys.account, keys.ip], config.throttle.decaySeconds);
     // From here the attempt is counted; every path but a wrong password gives the count back.
     let counted = false;
     try {
@@ -139,14 +135,14 @@ export function createAuthService(deps: {
 
   /** A login token (a root, every ability); the user's oldest beyond MAX_LOGIN_TOKENS_PER_USER are revoked. */
   async function issueToken(userId: string, name: string): Promise<string> {
-    const secret = generateSecret(config.tokenPrefix);
+    const secret = generateSecret(config.tokens.prefix);
     const { row, evicted } = await db.transaction().execute(async (trx) => {
       const inserted = await insertToken(trx, { userId, name, tokenHash: hashSecret(secret), expiresAt: null, kind: 'login' });
-      return { row: inserted, evicted: await deleteOldestLoginTokens(trx, userId, config.maxLoginTokensPerUser) };
+      return { row: inserted, evicted: await deleteOldestLoginTokens(trx, userId, config.tokens.maxLoginPerUser) };
     });
     if (evicted > 0) {
       onRevoke();
-      logger.info({ event: 'token.login-evicted', userId, count: evicted, limit: config.maxLoginTokensPerUser }, 'oldest login tokens revoked');
+      logger.info({ event: 'token.login-evicted', userId, count: evicted, limit: config.tokens.maxLoginPerUser }, 'oldest login tokens revoked');
     }
     return formatBearerToken(String(row.id), secret);
   }
@@ -175,7 +171,7 @@ export function createAuthService(deps: {
 
     async listTokens(session: Session): Promise<TokenSummary[]> {
       const rows = await findTokens(db, { userId: session.user.id });
-      const ends = chainExpiries(rows, config.tokenExpirationMinutes);
+      const ends = chainExpiries(rows, config.tokens.expirationMinutes);
       return rows.map((row: TokenRow) => ({
         id: String(row.id),
         name: row.name,
@@ -222,9 +218,9 @@ export function createAuthService(deps: {
       }
       const expiries = [input.expiresAt, input.caller.expiresAt].filter((d): d is Date => d instanceof Date);
       const expiresAt = expiries.length ? new Date(Math.min(...expiries.map((d) => d.getTime()))) : null;
-      const secret = generateSecret(config.tokenPrefix);
+      const secret = generateSecret(config.tokens.prefix);
       const callerTokenId = input.caller.tokenId;
-      const limit = config.maxTokensPerUser;
+      const limit = config.tokens.maxPerUser;
       const row = await db.transaction().execute(async (trx) => {
         // Count and insert under the user's lock: concurrent creations cannot pass the cap together.
         if (!(await lockUserForTokens(trx, input.owner.id))) throw new CallerTokenGoneError();
@@ -265,7 +261,7 @@ export function createAuthService(deps: {
           abilities: row.abilities,
           createdAt: row.created_at,
           lastUsedAt: null,
-          expiresAt: tokenExpiry(row, config.tokenExpirationMinutes),
+          expiresAt: tokenExpiry(row, config.tokens.expirationMinutes),
           current: false,
         },
       };
