@@ -152,7 +152,7 @@ export function createAuthService(deps: {
 
     hashing: () => hashLimiter.stats,
 
-    /** Whole inside the hashing limiter: a burst of logins holds at most `passwordHashConcurrency` connections. */
+    /** Whole inside the hashing limiter: a burst of logins holds at most `passwordHash.concurrency` connections. */
     async login(input: { email: string; password: string; ip: string }): Promise<LoginResult> {
       try {
         return await hashLimiter.run(() => attemptLogin(input));
