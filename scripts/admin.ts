@@ -118,7 +118,7 @@ async function userCreate(args: string[]): Promise<void> {
 }
 
 /** Through the auth service, as the server does: hashing, listing and revoking live in one place. */
-const authService = (ctx: CliContext): AuthService => createAuthService({ db: ctx.database.db, config: ctx.config, logger: ctx.logger });
+const authService = (ctx: CliContext): AuthService => createAuthService({ db: ctx.database.db, config: ctx.config.auth, logger: ctx.logger });
 
 const formatTime = (d: Date | null) => (d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-');
 
@@ -225,7 +225,7 @@ async function tokensPruneExpired(args: string[]): Promise<void> {
 
   await withDatabase(async (ctx) => {
     await ensureMigrated(ctx);
-    const lifetimeMinutes = ctx.config.tokenExpirationMinutes;
+    const lifetimeMinutes = ctx.config.auth.tokens.expirationMinutes;
     const deleted = await authService(ctx).pruneExpiredTokens(hours);
     process.stdout.write(
       `Deleted ${deleted} token${deleted === 1 ? '' : 's'} expired for more than ${hours} hour${hours === 1 ? '' : 's'}` +

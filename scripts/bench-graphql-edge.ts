@@ -17,7 +17,7 @@ const FULL = `{ products(first: 100) { data { id name sku steps { id name order 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pcs-m-'));
 const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', DATA_DIR: dir, PORT: '0', });
 const logger = createLogger('silent');
-const database = await createDatabase<Database>(databaseOptions(config, logger, { poolSize: 5 }));
+const database = await createDatabase<Database>(databaseOptions(config.database, logger, { poolSize: 5 }));
 await migrateToLatest(database.db);
 await seedCatalog(database.db, { products: 100, seed: 1 });
 const app = await createApp(config, { database, logger });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createApp } from '../src/app.ts';
-import { loadConfig, type Config } from '../src/config.ts';
+import { loadConfig } from '../src/config.ts';
 import { hashPassword, verifyPassword } from '../src/modules/auth/index.ts';
 import type { Database } from '../src/modules/index.ts';
 import { createDatabase, databaseOptions } from '../src/platform/db.ts';
@@ -54,16 +54,16 @@ async function timed(fn: () => Promise<Response>): Promise<{ status: number; ms:
 
 async function main(): Promise<void> {
   const base = loadConfig();
-  const tempDir = base.databaseUrl ? undefined : await fs.mkdtemp(path.join(os.tmpdir(), 'pcs-login-timing-'));
-  const config: Config = Object.freeze({
-    ...base,
-    dataDir: tempDir ?? base.dataDir,
-    logLevel: 'silent' as const,
-    loginMaxAttempts: 1_000_000,
-    loginMaxAttemptsPerIp: 1_000_000,
+  const tempDir = base.database.url ? undefined : await fs.mkdtemp(path.join(os.tmpdir(), 'pcs-login-timing-'));
+  const config = loadConfig({
+    ...process.env,
+    ...(tempDir ? { DATA_DIR: tempDir } : {}),
+    LOG_LEVEL: 'silent',
+    LOGIN_MAX_ATTEMPTS: '1000000',
+    LOGIN_MAX_ATTEMPTS_PER_IP: '1000000',
   });
   const logger = createLogger('silent');
-  const database = await createDatabase<Database>(databaseOptions(config, logger));
+  const database = await createDatabase<Database>(databaseOptions(config.database, logger));
   await migrateToLatest(database.db);
   const app = await createApp(config, { database, logger });
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
@@ -85,8 +85,8 @@ async function main(): Promise<void> {
 
   console.log(
     `node ${process.version}, ${os.availableParallelism()} CPUs, database: ${database.kind}, ` +
-      `hash concurrency ${config.passwordHashConcurrency}, queue ${config.passwordHashQueue}, ` +
-      `queue timeout ${config.passwordHashQueueTimeoutMs} ms`,
+      `hash concurrency ${config.auth.passwordHash.concurrency}, queue ${config.auth.passwordHash.maxQueue}, ` +
+      `queue timeout ${config.auth.passwordHash.maxWaitMs} ms`,
   );
   try {
     await createUser(0);
@@ -179,8 +179,8 @@ async function main(): Promise<void> {
     const ok = statuses.get(200) ?? 0;
     const verifyMs = median(verifies);
     console.log(
-      `one argon2 verify: ${ms(verifyMs)} median, so the bound of ${config.passwordHashConcurrency} allows ` +
-        `~${((1000 / verifyMs) * config.passwordHashConcurrency).toFixed(1)} verifies/s at most`,
+      `one argon2 verify: ${ms(verifyMs)} median, so the bound of ${config.auth.passwordHash.concurrency} allows ` +
+        `~${((1000 / verifyMs) * config.auth.passwordHash.concurrency).toFixed(1)} verifies/s at most`,
     );
     console.log(`logins: ${total} correct, ${concurrency} at a time, in ${seconds.toFixed(2)} s`);
     console.log(`statuses: ${[...statuses].map(([s, n]) => `${s}×${n}`).join(', ')}`);

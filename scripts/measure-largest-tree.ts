@@ -23,7 +23,7 @@ const name = 'pcs_measure_largest_tree';
 const url = Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString();
 
 const config = loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', PORT: '0', RESPONSE_CACHE_MAX_ENTRIES: '0' });
-const limits = config.catalogWriteLimits;
+const limits = config.catalog.writeLimits;
 // Every total at its limit, spread as evenly as the per-parent limits allow.
 const steps = limits.maxSteps;
 const componentsPerStep = Math.min(limits.maxComponentsPerStep, Math.floor(limits.maxComponentsPerProduct / steps));
@@ -50,7 +50,7 @@ const admin = new pg.Client({ connectionString: adminUrl });
 await admin.connect();
 await admin.query(`DROP DATABASE IF EXISTS ${name}`);
 await admin.query(`CREATE DATABASE ${name}`);
-const database = await createDatabase<Database>(databaseOptions(config, createLogger('warn', process.stderr), { poolSize: 4 }));
+const database = await createDatabase<Database>(databaseOptions(config.database, createLogger('warn', process.stderr), { poolSize: 4 }));
 let exitCode = 0;
 try {
   await migrateToLatest(database.db);
@@ -94,7 +94,7 @@ try {
   const bytes = JSON.stringify(tree('x', () => 1)).length;
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const show = (xs: number[]) => `median ${median(xs).toFixed(0)} ms, max ${Math.max(...xs).toFixed(0)} ms`;
-  const limit = config.databaseStatementTimeoutMs;
+  const limit = config.database.statementTimeoutMs;
   console.log(
     `largest tree: ${steps} steps x ${componentsPerStep} components x ${customisationsPerComponent} customisations ` +
       `(${steps * componentsPerStep} components, ${total} customisations, ${(bytes / 1024).toFixed(0)} KB of input); ` +

@@ -9,8 +9,8 @@ import { createDatabaseIfMissing, describeTarget, withDatabase } from './lib/dat
 runCli(async () => {
   parseCommandLine(process.argv.slice(2), {});
   const config = loadConfig();
-  if (config.databaseUrl && (await createDatabaseIfMissing(config.databaseUrl))) {
-    process.stdout.write(`Created ${describeTarget(config)}\n`);
+  if (config.database.url && (await createDatabaseIfMissing(config.database.url))) {
+    process.stdout.write(`Created ${describeTarget(config.database)}\n`);
   }
   await withDatabase(async ({ database, target }) => {
     process.stdout.write(`Migrating ${target}\n`);

@@ -52,7 +52,7 @@ export interface AppOptions {
 /** Builds the service from the platform and the modules, without listening or migrating. */
 export async function createApp(config: Config, options: AppOptions): Promise<App> {
   const { database } = options;
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logging.level);
   const metrics = createMetrics();
   const stopObservingQueries = database.observeQueries(metrics.observeQuery);
   if (database.poolStats) metrics.watchPool(database.poolStats);
@@ -60,26 +60,22 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
 
   // Only a process that caches listens: the response cache and the token cache both follow the feed.
   const changes: ChangeFeed | undefined =
-    config.responseCache.maxEntries > 0 || config.tokenCache.maxEntries > 0
+    config.caches.response.maxEntries > 0 || config.caches.token.maxEntries > 0
       ? await database.listen([CATALOG_CHANGED, TOKENS_CHANGED], {
-          heartbeatMs: config.cacheListenerHeartbeatMs,
+          heartbeatMs: config.caches.listenerHeartbeatMs,
           logger,
-          url: config.databaseListenUrl,
+          url: config.database.listenUrl,
         })
       : undefined;
   let responseCache: ResponseStore | undefined;
-  if (changes && config.responseCache.maxEntries > 0) {
-    responseCache = createResponseStore({ ...config.responseCache, registry: metrics.registry });
+  if (changes && config.caches.response.maxEntries > 0) {
+    responseCache = createResponseStore({ ...config.caches.response, registry: metrics.registry });
     followChanges(responseCache, changes, CATALOG_CHANGED);
   }
 
   const modules = createModules({ db: database.db, config, logger, registry: metrics.registry, changes });
   const parts: ModuleParts[] = Object.values(modules);
-  const graphiql = createGraphiQL({
-    enabled: config.graphiql,
-    maxConcurrentSends: config.graphiqlMaxConcurrentSends,
-    sendTimeoutMs: config.graphiqlSendTimeoutMs,
-  });
+  const graphiql = createGraphiQL(config.graphiql);
   graphiql.start();
   const graphql = createGraphQLEndpoint({
     yoga: createGraphQLHandler({
@@ -93,14 +89,14 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
       },
     }),
     graphiql,
-    maxBodyBytes: config.graphqlMaxBodyBytes,
-    maxInFlightPerToken: config.graphqlMaxInFlightPerToken,
-    maxInFlightPerUser: config.graphqlMaxInFlightPerUser,
+    maxBodyBytes: config.graphql.maxBodyBytes,
+    maxInFlightPerToken: config.graphql.maxInFlightPerToken,
+    maxInFlightPerUser: config.graphql.maxInFlightPerUser,
   });
   const routes = [
-    createIndexRoute({ graphiql: config.graphiql, metrics: config.metricsToken !== undefined }),
+    createIndexRoute({ graphiql: config.graphiql.enabled, metrics: config.metrics.token !== undefined }),
     ...createHealthRoutes(database.db, () => lifecycle.phase === 'serving'),
-    createMetricsRoute(metrics, config.metricsToken, options.metricsExposition),
+    createMetricsRoute(metrics, config.metrics.token, options.metricsExposition),
     createOpenApiRoute(),
     ...parts.flatMap((p) => p.routes ?? []),
   ];
@@ -112,17 +108,13 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         authenticate: modules.auth.authenticate,
         lifecycle,
         logger,
-        cors: createCors({ origins: config.corsOrigins, allowedHeaders: CSRF_HEADERS, paths: [GRAPHQL_PATH, '/api/v1/'] }),
-        trustProxy: config.trustProxy,
-        send: config.responseSend,
+        cors: createCors({ origins: config.http.corsOrigins, allowedHeaders: CSRF_HEADERS, paths: [GRAPHQL_PATH, '/api/v1/'] }),
+        trustProxy: config.http.trustProxy,
+        send: config.http.send,
       }),
       { logger, metrics, lifecycle },
     ),
-    {
-      headersTimeoutMs: config.httpHeadersTimeoutMs,
-      requestTimeoutMs: config.httpRequestTimeoutMs,
-      keepAliveTimeoutMs: config.httpKeepAliveTimeoutMs,
-    },
+    config.http,
   );
   lifecycle.attach(server);
 
@@ -137,7 +129,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
     changes,
     close() {
       closing ??= lifecycle
-        .drain(server, config.shutdownTimeoutMs)
+        .drain(server, config.runtime.shutdownTimeoutMs)
         .finally(stopObservingQueries)
         .finally(() => changes?.close());
       return closing;

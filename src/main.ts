@@ -29,7 +29,7 @@ function prettyLogsAvailable(): boolean {
  * and retried forever. False when shutdown began first.
  */
 async function migrateWhenReachable(
-  config: Config,
+  config: Config['database'],
   logger: Logger,
   database: DatabaseHandle | undefined,
   isStopping: () => boolean,
@@ -69,29 +69,29 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const pretty = config.nodeEnv === 'development' && process.stdout.isTTY === true && prettyLogsAvailable();
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const pretty = config.runtime.nodeEnv === 'development' && process.stdout.isTTY === true && prettyLogsAvailable();
+  const url = `http://${config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host}:${config.http.port}`;
   const announce = () => process.stdout.write(`GraphiQL: ${url}/graphql   REST: ${url}/api/v1/login\n`);
-  const clustered = config.workers > 1;
+  const clustered = config.runtime.workers > 1;
   if (clustered && cluster.isPrimary) {
     // Several processes write to one stdout: every line says which one wrote it.
-    const logger = createLogger(config.logLevel, undefined, { pretty }).child({ pid: process.pid });
+    const logger = createLogger(config.logging.level, undefined, { pretty }).child({ pid: process.pid });
     runPrimary({
-      workers: config.workers,
+      workers: config.runtime.workers,
       logger,
-      shutdownTimeoutMs: config.shutdownTimeoutMs,
-      migrate: (isStopping) => migrateWhenReachable(config, logger, undefined, isStopping),
+      shutdownTimeoutMs: config.runtime.shutdownTimeoutMs,
+      migrate: (isStopping) => migrateWhenReachable(config.database, logger, undefined, isStopping),
       onReady() {
-        logger.info({ workers: config.workers }, 'ready');
+        logger.info({ workers: config.runtime.workers }, 'ready');
         announce();
       },
     });
     return;
   }
-  const baseLogger = createLogger(config.logLevel, undefined, { pretty });
+  const baseLogger = createLogger(config.logging.level, undefined, { pretty });
   const logger = clustered ? baseLogger.child({ pid: process.pid }) : baseLogger;
   const worker = clustered ? joinCluster(logger) : undefined;
-  const database = await createDatabase<Database>(databaseOptions(config, logger));
+  const database = await createDatabase<Database>(databaseOptions(config.database, logger));
 
   // Listen first, ready later: a database down at start must not become a crash loop. Until migrations are
   // applied, /health is 200 and everything else 503.
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
   worker?.metrics.share(app.metrics.registry);
   await new Promise<void>((resolve, reject) => {
     app.server.once('error', reject);
-    app.server.listen(config.port, config.host, () => resolve());
+    app.server.listen(config.http.port, config.http.host, () => resolve());
   });
   logger.info({ url, database: database.kind }, 'listening');
 
@@ -110,12 +110,12 @@ async function main(): Promise<void> {
       return;
     }
     stopping = true;
-    logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
+    logger.info({ signal, timeoutMs: config.runtime.shutdownTimeoutMs }, 'shutting down');
     // Should closing the pool hang past the drain, do not wait for SIGKILL.
     setTimeout(() => {
       logger.error('shutdown did not finish in time');
       process.exit(1);
-    }, config.shutdownTimeoutMs + 5_000).unref();
+    }, config.runtime.shutdownTimeoutMs + 5_000).unref();
     app
       .close()
       .then(() => database.close())
@@ -140,7 +140,7 @@ async function main(): Promise<void> {
   }
 
   const migrated = await migrateWhenReachable(
-    config,
+    config.database,
     logger,
     database,
     () => stopping,
@@ -150,7 +150,7 @@ async function main(): Promise<void> {
       if (demo) {
         // Printed once, on the first start of an empty embedded database; never logged.
         process.stdout.write(
-          `\nEmbedded database created in ${config.dataDir} with a demo catalogue.\n` +
+          `\nEmbedded database created in ${config.database.dataDir} with a demo catalogue.\n` +
             `Demo login (shown only this once):\n  email:    ${demo.email}\n  password: ${demo.password}\n\n`,
         );
       }

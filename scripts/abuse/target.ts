@@ -34,8 +34,13 @@ export interface Target {
  * changed (e.g. DATABASE_STATEMENT_TIMEOUT_MS), so a report never hides them.
  */
 function inheritedSettings(env: Record<string, string>): string[] {
-  const ours = loadConfig(env) as Record<string, unknown>;
-  const effective = loadConfig({ ...process.env, ...env }) as Record<string, unknown>;
+  // Group by group: `database.statementTimeoutMs`, not the whole group.
+  const flat = (o: object, prefix = ''): [string, unknown][] =>
+    Object.entries(o).flatMap(([k, v]): [string, unknown][] =>
+      v !== null && typeof v === 'object' && !Array.isArray(v) ? flat(v, `${prefix}${k}.`) : [[`${prefix}${k}`, v]],
+    );
+  const ours = Object.fromEntries(flat(loadConfig(env)));
+  const effective = Object.fromEntries(flat(loadConfig({ ...process.env, ...env })));
   const show = (key: string, v: unknown) => (/token|secret|url/i.test(key) ? '(set)' : JSON.stringify(v));
   return Object.keys(effective)
     .filter((key) => JSON.stringify(effective[key]) !== JSON.stringify(ours[key]))

@@ -172,7 +172,7 @@ export async function catalogImport(args: string[]): Promise<number> {
       let summary: ImportSummary;
       try {
         summary = await importCatalog(
-          { db: ctx.database.db, logger: ctx.logger, limits: ctx.config.catalogWriteLimits, actor: { userId: null, tokenId: null, via: 'cli' } },
+          { db: ctx.database.db, logger: ctx.logger, limits: ctx.config.catalog.writeLimits, actor: { userId: null, tokenId: null, via: 'cli' } },
           itemsOf(file),
           // Each product commits on its own, and a commit waits for the disk: several at once share the flush.
           // The embedded database runs one statement at a time.

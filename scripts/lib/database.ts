@@ -14,9 +14,9 @@ export interface CliContext {
 }
 
 /** The database a CLI talks to, named without the password a DATABASE_URL may carry. */
-export function describeTarget(config: Config): string {
-  if (!config.databaseUrl) return `embedded database in ${config.dataDir}`;
-  const url = new URL(config.databaseUrl);
+export function describeTarget(config: Config['database']): string {
+  if (!config.url) return `embedded database in ${config.dataDir}`;
+  const url = new URL(config.url);
   return `PostgreSQL ${url.hostname || 'localhost'}:${url.port || '5432'}${url.pathname}`;
 }
 
@@ -28,10 +28,10 @@ export function describeTarget(config: Config): string {
 export async function withDatabase<T>(fn: (ctx: CliContext) => Promise<T>, options: { poolSize?: number } = {}): Promise<T> {
   const config = loadConfig();
   // Logs go to stderr and only when something is wrong: stdout is the command's output.
-  const logger = createLogger(config.logLevel === 'silent' ? 'silent' : 'warn', process.stderr);
-  const database = await createDatabase<Database>(databaseOptions(config, logger, { poolSize: options.poolSize ?? 2 }));
+  const logger = createLogger(config.logging.level === 'silent' ? 'silent' : 'warn', process.stderr);
+  const database = await createDatabase<Database>(databaseOptions(config.database, logger, { poolSize: options.poolSize ?? 2 }));
   try {
-    return await fn({ config, database, logger, target: describeTarget(config) });
+    return await fn({ config, database, logger, target: describeTarget(config.database) });
   } finally {
     await database.close();
   }

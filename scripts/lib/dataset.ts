@@ -92,7 +92,7 @@ export async function prepareDataset(
     `.execute(db);
 
     const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' });
-    const auth = createAuthService({ db, config, logger });
+    const auth = createAuthService({ db, config: config.auth, logger });
     const tokens = [];
     for (const { email, name, password, tokenName = 'bench' } of users) {
       let user = await auth.findUser(email);
@@ -116,7 +116,7 @@ export async function revokeToken(url: string, tokenId: string): Promise<void> {
   const database = createPostgresDatabase({ databaseUrl: url, poolSize: 1, logger });
   try {
     const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' });
-    await createAuthService({ db: database.db, config, logger }).revokeToken(tokenId);
+    await createAuthService({ db: database.db, config: config.auth, logger }).revokeToken(tokenId);
   } finally {
     await database.close();
   }

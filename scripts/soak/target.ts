@@ -46,10 +46,10 @@ export async function startOwnServer(opts: { adminUrl?: string; products: string
   const { databaseUrl, dataDir, drop } = await createScratchDatabase(opts.adminUrl);
   const config = loadConfig({ NODE_ENV: 'production', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir! }) });
   const logger = createLogger('warn');
-  const database = await createDatabase({ databaseUrl, dataDir: config.dataDir, poolSize: 2, logger });
+  const database = await createDatabase({ databaseUrl, dataDir: config.database.dataDir, poolSize: 2, logger });
   await migrateToLatest(database.db);
   await seedCatalog(database.db, { products: Number(opts.products), seed: 7 });
-  const auth = createAuthService({ db: database.db, config, logger });
+  const auth = createAuthService({ db: database.db, config: config.auth, logger });
   const users = [];
   for (let i = 0; i < opts.clients; i++) {
     const user = { email: `soak${i}@example.com`, password: randomBytes(12).toString('base64url') };

@@ -62,7 +62,7 @@ function logYogaErrors(logger: Logger, args: unknown[]): void {
 }
 
 export function createGraphQLHandler(deps: {
-  config: Config;
+  config: Pick<Config, 'graphql' | 'federation'>;
   logger: Logger;
   schema: GraphQLSchema;
   /** Each module's per-request part of the context (its loaders), called once per request. */
@@ -95,8 +95,8 @@ export function createGraphQLHandler(deps: {
     plugins: [
       // GET queries and form or text/plain posts run only with a preflight-forcing header.
       useCSRFPrevention({ requestHeaders: [...CSRF_HEADERS] }),
-      useUndeclaredBodyLimit(config.graphqlMaxBodyBytes),
-      useGraphQLLimits(config, (query) => parseCaches.documentCache.has(query)),
+      useUndeclaredBodyLimit(config.graphql.maxBodyBytes),
+      useGraphQLLimits(config.graphql, (query) => parseCaches.documentCache.has(query)),
       useOperationSelection(),
       useExecutionLimits(config),
       useScopes(),
@@ -104,7 +104,7 @@ export function createGraphQLHandler(deps: {
       useTextInputs(),
       useOperationName(),
       useCompiledExecution(logger),
-      useExecutionDeadline(config.graphqlExecutionTimeoutMs, logger),
+      useExecutionDeadline(config.graphql.executionTimeoutMs, logger),
       // Last. Requests reach Yoga authenticated; a hit is served from the params, before parsing, and only
       // for a request identical (document, variables, scopes) to one that passed the checks above and ran.
       ...(responseCache ? useSharedResponseCache(responseCache.store, schema, responseCache.publicFields) : []),

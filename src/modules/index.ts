@@ -3,7 +3,8 @@ import { catalogModule, type CatalogTables } from './catalog/index.ts';
 import { configurationsModule, type ConfigurationTables } from './configurations/index.ts';
 import { buildSchema } from '../graphql/schema.ts';
 import type { Ability } from '../platform/session.ts';
-import type { ModuleDeps } from './module.ts';
+import type { Config } from '../config.ts';
+import type { Module, ModuleDeps } from './module.ts';
 
 export { TOKENS_CHANGED } from './auth/index.ts';
 export { CATALOG_CHANGED } from './catalog/index.ts';
@@ -17,9 +18,10 @@ export type Modules = { [K in keyof typeof MODULES]: ReturnType<(typeof MODULES)
 
 export const ABILITIES: readonly Ability[] = Object.values(MODULES).flatMap((m) => ('abilities' in m ? m.abilities : []));
 
-export function createModules(deps: Omit<ModuleDeps<Database>, 'abilities'>): Modules {
-  const all = { ...deps, abilities: ABILITIES };
-  return Object.fromEntries(Object.entries(MODULES).map(([name, module]) => [name, module.create(all)])) as Modules;
+/** Each module is given its own settings, not the whole configuration. */
+export function createModules({ config, ...deps }: Omit<ModuleDeps<Database, Config>, 'abilities'>): Modules {
+  const create = (module: Module<Database, unknown>) => module.create({ ...deps, abilities: ABILITIES, config: module.settings(config) });
+  return Object.fromEntries(Object.entries(MODULES).map(([name, module]) => [name, create(module)])) as Modules;
 }
 
 export const GRAPHQL_MODULES = Object.values(MODULES).flatMap((m) => ('graphql' in m && m.graphql ? [m.graphql] : []));

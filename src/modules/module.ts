@@ -7,9 +7,10 @@ import type { Logger } from '../platform/logger.ts';
 import type { ChangeFeed } from '../platform/notifications.ts';
 import type { Ability, Authenticate } from '../platform/session.ts';
 
-export interface ModuleDeps<Tables> {
+export interface ModuleDeps<Tables, Settings> {
   db: Kysely<Tables>;
-  config: Config;
+  /** This module's settings only: what its `settings` picks out of the configuration. */
+  config: Settings;
   logger: Logger;
   registry: Registry;
   /** Every ability any module declares: what a token may be granted. */
@@ -26,10 +27,12 @@ export interface ModuleParts {
   authenticate?: Authenticate;
 }
 
-export interface Module<Tables, Parts extends ModuleParts = ModuleParts> {
+export interface Module<Tables, Settings, Parts extends ModuleParts = ModuleParts> {
   name: string;
   graphql?: GraphQLModule;
   /** The token abilities this module's operations require (`@requiresScopes` in its SDL). */
   abilities?: readonly Ability[];
-  create(deps: ModuleDeps<Tables>): Parts;
+  /** The settings this module reads, picked out of the whole configuration. */
+  settings(config: Config): Settings;
+  create(deps: ModuleDeps<Tables, Settings>): Parts;
 }

@@ -31,13 +31,13 @@ export interface DatabaseOptions {
   statementTimeoutMs?: number | undefined;
 }
 
-export function databaseOptions(config: Config, logger: Logger, overrides: Partial<DatabaseOptions> = {}): DatabaseOptions {
+export function databaseOptions(config: Config['database'], logger: Logger, overrides: Partial<DatabaseOptions> = {}): DatabaseOptions {
   return {
-    databaseUrl: config.databaseUrl,
+    databaseUrl: config.url,
     dataDir: config.dataDir,
-    poolSize: config.databasePoolSize,
-    connectTimeoutMs: config.databaseConnectTimeoutMs,
-    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    poolSize: config.poolSize,
+    connectTimeoutMs: config.connectTimeoutMs,
+    statementTimeoutMs: config.statementTimeoutMs,
     logger,
     ...overrides,
   };

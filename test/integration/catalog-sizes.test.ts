@@ -216,7 +216,7 @@ describe('the largest tree the default limits accept', () => {
   afterAll(() => t.close());
 
   it('is created, upserted, and upserted again with every price changed, within the statement timeout', async () => {
-    const limits = t.config.catalogWriteLimits;
+    const limits = t.config.catalog.writeLimits;
     expect(limits).toMatchObject({ maxSteps: 100, maxComponentsPerProduct: 1000, maxCustomisationsPerProduct: 5000 });
     // 100 steps x 10 components x 5 customisations: every total at its limit.
     const input = productInput('largest', { steps: 100, components: 10, customisations: 5 });

@@ -37,8 +37,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`the database going away (${reason})`
     proxied = createPostgresDatabase({
       databaseUrl: url.toString(),
       poolSize: 4,
-      connectTimeoutMs: config.databaseConnectTimeoutMs,
-      statementTimeoutMs: config.databaseStatementTimeoutMs,
+      connectTimeoutMs: config.database.connectTimeoutMs,
+      statementTimeoutMs: config.database.statementTimeoutMs,
       logger: createLogger('silent'),
     });
     t = await startTestApp({ database: { ...direct, handle: proxied }, env: UNCACHED });

@@ -152,7 +152,7 @@ describe('CORS', () => {
   it('gives no CORS grant at all when CORS_ORIGINS is empty (the default)', async () => {
     const closed = await startTestApp();
     try {
-      expect(closed.config.corsOrigins).toEqual([]);
+      expect(closed.config.http.corsOrigins).toEqual([]);
       const res = await fetch(`${closed.url}/graphql`, {
         method: 'OPTIONS',
         headers: { origin: ALLOWED, 'access-control-request-method': 'POST' },

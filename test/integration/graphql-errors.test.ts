@@ -29,7 +29,7 @@ describe.each(['development', 'production'] as const)('internal errors with NODE
   });
 
   it('masks a failing SQL statement as "Unexpected error." with INTERNAL_SERVER_ERROR', async () => {
-    expect(t.config.nodeEnv).toBe(nodeEnv);
+    expect(t.config.runtime.nodeEnv).toBe(nodeEnv);
     // This file's own database: the next customisations lookup fails inside PostgreSQL.
     await t.app.database.db.schema.dropTable('customisations').cascade().execute();
     for (const accept of ['application/graphql-response+json', 'application/json']) {

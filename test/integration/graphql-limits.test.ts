@@ -36,7 +36,7 @@ async function expectRefused(app: TestApp, appToken: string, query: string, mess
 
 describe('depth limit', () => {
   it('admits the deepest catalogue queries and GraphiQL’s introspection query at the default', async () => {
-    expect(t.config.graphqlMaxDepth).toBe(10);
+    expect(t.config.graphql.maxDepth).toBe(10);
     const page = await postGraphQL(t, token, { query: DEEPEST_PAGE });
     expect(page.status).toBe(200);
     expect(page.body.errors).toBeUndefined();
@@ -193,7 +193,7 @@ describe('batching and body size', () => {
   });
 
   it('answers a declared body over 1 MB with 413 before reading it', async () => {
-    expect(t.config.graphqlMaxBodyBytes).toBe(1024 * 1024);
+    expect(t.config.graphql.maxBodyBytes).toBe(1024 * 1024);
     const port = new URL(t.url).port;
     // Only the head is sent: a server that waited for the body would never answer.
     const answer = await new Promise<string>((resolve, reject) => {

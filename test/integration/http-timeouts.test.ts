@@ -98,9 +98,9 @@ describe('connection timeouts', () => {
 describe('timeout settings', () => {
   it('have defaults and are validated', () => {
     const config = loadConfig({});
-    expect(config.httpHeadersTimeoutMs).toBe(10_000);
-    expect(config.httpRequestTimeoutMs).toBe(30_000);
-    expect(config.httpKeepAliveTimeoutMs).toBe(5_000);
+    expect(config.http.headersTimeoutMs).toBe(10_000);
+    expect(config.http.requestTimeoutMs).toBe(30_000);
+    expect(config.http.keepAliveTimeoutMs).toBe(5_000);
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '60000', HTTP_REQUEST_TIMEOUT_MS: '30000' })).toThrow(ConfigError);
     expect(() => loadConfig({ HTTP_KEEP_ALIVE_TIMEOUT_MS: 'soon' })).toThrow(/HTTP_KEEP_ALIVE_TIMEOUT_MS/);
   });

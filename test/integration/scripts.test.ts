@@ -206,7 +206,7 @@ describe('npm run admin', () => {
       expect(created.stdout + created.stderr).not.toContain(password);
 
       await withOpen(a, async (db) => {
-        const auth = createAuthService({ db, config: loadConfig({}), logger: createLogger('silent') });
+        const auth = createAuthService({ db, config: loadConfig({}).auth, logger: createLogger('silent') });
         // Only echo's line break is dropped from stdin: the password is exactly what was typed.
         expect((await auth.login({ email, password: `${password}\n`, ip: '127.0.0.1' })).ok).toBe(false);
         const login = await auth.login({ email: 'OPS.LEAD@example.com', password, ip: '127.0.0.1' });

@@ -31,7 +31,7 @@ beforeAll(async () => {
   if (process.env.DATABASE_URL) {
     const database = await createTestDatabase();
     await seedCatalog(database.handle.db, { products: 5, seed: 5 });
-    await createAuthService({ db: database.handle.db, config, logger }).createUser({ name: 'S', ...credentials, isAdmin: false });
+    await createAuthService({ db: database.handle.db, config: config.auth, logger }).createUser({ name: 'S', ...credentials, isAdmin: false });
     env = { DATABASE_URL: database.url! };
     cleanup = () => database.drop();
   } else {
@@ -39,7 +39,7 @@ beforeAll(async () => {
     const database = await createDatabase({ databaseUrl: undefined, dataDir: dir, poolSize: 1, logger });
     await migrateToLatest(database.db);
     await seedCatalog(database.db, { products: 5, seed: 5 });
-    await createAuthService({ db: database.db, config, logger }).createUser({ name: 'S', ...credentials, isAdmin: false });
+    await createAuthService({ db: database.db, config: config.auth, logger }).createUser({ name: 'S', ...credentials, isAdmin: false });
     // The embedded database admits one process at a time.
     await database.close();
     env = { DATA_DIR: dir };

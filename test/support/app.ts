@@ -60,7 +60,7 @@ export async function startTestApp(
   const database = options.database ?? (await createTestDatabase());
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', ...options.env });
   const logs = new LogCapture();
-  const app = await createApp(config, { database: database.handle, logger: createLogger(config.logLevel, logs) });
+  const app = await createApp(config, { database: database.handle, logger: createLogger(config.logging.level, logs) });
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
   if (app.changes) await waitUntil(() => app.changes!.up, 10_000);
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

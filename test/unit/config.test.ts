@@ -7,34 +7,30 @@ describe('loadConfig', () => {
   it('applies the documented defaults', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
-      port: 4000,
-      host: '127.0.0.1',
-      databaseUrl: undefined,
-      dataDir: path.resolve('./.data'),
-      tokenExpirationMinutes: undefined,
-      tokenPrefix: '',
-      maxPageSize: 100,
-      logLevel: 'info',
-      corsOrigins: [],
-      graphiql: true,
-      graphiqlMaxConcurrentSends: 8,
-      graphiqlSendTimeoutMs: 30_000,
-      graphqlMaxInFlightPerToken: 16,
-      graphqlMaxInFlightPerUser: 32,
-      responseSend: { timeoutMs: 30_000, maxBufferedBytes: 1024 * 1024, stallTimeoutMs: 5_000 },
+      http: {
+        port: 4000,
+        host: '127.0.0.1',
+        corsOrigins: [],
+        send: { timeoutMs: 30_000, maxBufferedBytes: 1024 * 1024, stallTimeoutMs: 5_000 },
+      },
+      database: { url: undefined, dataDir: path.resolve('./.data') },
+      auth: { tokens: { expirationMinutes: undefined, prefix: '' } },
+      logging: { level: 'info' },
+      graphiql: { enabled: true, maxConcurrentSends: 8, sendTimeoutMs: 30_000 },
+      graphql: { maxPageSize: 100, maxInFlightPerToken: 16, maxInFlightPerUser: 32 },
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
 
   it('caps a user at twice the per-token cap unless told otherwise', () => {
-    expect(loadConfig({ GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: '5' }).graphqlMaxInFlightPerUser).toBe(10);
-    expect(loadConfig({ GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: '5', GRAPHQL_MAX_IN_FLIGHT_PER_USER: '64' }).graphqlMaxInFlightPerUser).toBe(64);
+    expect(loadConfig({ GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: '5' }).graphql.maxInFlightPerUser).toBe(10);
+    expect(loadConfig({ GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: '5', GRAPHQL_MAX_IN_FLIGHT_PER_USER: '64' }).graphql.maxInFlightPerUser).toBe(64);
     expect(() => loadConfig({ RESPONSE_SEND_TIMEOUT_MS: '10' })).toThrow(ConfigError);
   });
 
   it('turns the GraphiQL page off with GRAPHIQL=off, and refuses anything but on or off', () => {
-    expect(loadConfig({ GRAPHIQL: 'off' }).graphiql).toBe(false);
-    expect(loadConfig({ GRAPHIQL: 'on' }).graphiql).toBe(true);
+    expect(loadConfig({ GRAPHIQL: 'off' }).graphiql.enabled).toBe(false);
+    expect(loadConfig({ GRAPHIQL: 'on' }).graphiql.enabled).toBe(true);
     expect(() => loadConfig({ GRAPHIQL: 'no' })).toThrow(/GRAPHIQL.*must be on or off/);
   });
 
@@ -52,32 +48,28 @@ describe('loadConfig', () => {
       GRAPHIQL_SEND_TIMEOUT_MS: '5000',
     });
     expect(config).toMatchObject({
-      graphiqlMaxConcurrentSends: 2,
-      graphiqlSendTimeoutMs: 5000,
-      port: 8080,
-      host: '0.0.0.0',
-      databaseUrl: 'postgres://u@db:5432/app',
-      tokenExpirationMinutes: 60,
-      tokenPrefix: 'pcs_',
-      maxPageSize: 50,
-      logLevel: 'debug',
-      corsOrigins: ['https://a.example.com', 'https://b.example.com'],
+      graphiql: { maxConcurrentSends: 2, sendTimeoutMs: 5000 },
+      http: { port: 8080, host: '0.0.0.0', corsOrigins: ['https://a.example.com', 'https://b.example.com'] },
+      database: { url: 'postgres://u@db:5432/app' },
+      auth: { tokens: { expirationMinutes: 60, prefix: 'pcs_' } },
+      graphql: { maxPageSize: 50 },
+      logging: { level: 'debug' },
     });
   });
 
   it('configuration settings: a known currency, save bound and retention', () => {
-    expect(loadConfig({})).toMatchObject({ catalogCurrency: 'EUR', configurations: { savesPerMinute: 30, retentionDays: undefined } });
+    expect(loadConfig({})).toMatchObject({ catalog: { currency: 'EUR' }, configurations: { savesPerMinute: 30, retentionDays: undefined } });
     expect(
       loadConfig({ CATALOG_CURRENCY: 'usd', CONFIGURATION_SAVES_PER_MINUTE: '5', CONFIGURATION_RETENTION_DAYS: '90' }),
-    ).toMatchObject({ catalogCurrency: 'USD', configurations: { savesPerMinute: 5, retentionDays: 90 } });
+    ).toMatchObject({ catalog: { currency: 'USD' }, configurations: { savesPerMinute: 5, retentionDays: 90 } });
     expect(() => loadConfig({ CATALOG_CURRENCY: 'XYZ1' })).toThrow(/CATALOG_CURRENCY="XYZ1": must be an ISO 4217/);
     expect(() => loadConfig({ CONFIGURATION_SAVES_PER_MINUTE: '0' })).toThrow(/CONFIGURATION_SAVES_PER_MINUTE/);
   });
 
   it('treats empty optional variables as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', TOKEN_EXPIRATION_MINUTES: '' })).toMatchObject({
-      databaseUrl: undefined,
-      tokenExpirationMinutes: undefined,
+      database: { url: undefined },
+      auth: { tokens: { expirationMinutes: undefined } },
     });
   });
 
@@ -114,12 +106,12 @@ describe('loadConfig', () => {
     const pg = { DATABASE_URL: 'postgres://u@db:5432/app' };
 
     it('defaults to one process', () => {
-      expect(loadConfig({}).workers).toBe(1);
+      expect(loadConfig({}).runtime.workers).toBe(1);
     });
 
     it('takes a count, or auto for every core this process may use', () => {
-      expect(loadConfig({ ...pg, WEB_CONCURRENCY: '3' }).workers).toBe(3);
-      expect(loadConfig({ ...pg, WEB_CONCURRENCY: ' Auto ' }).workers).toBe(Math.min(64, os.availableParallelism()));
+      expect(loadConfig({ ...pg, WEB_CONCURRENCY: '3' }).runtime.workers).toBe(3);
+      expect(loadConfig({ ...pg, WEB_CONCURRENCY: ' Auto ' }).runtime.workers).toBe(Math.min(64, os.availableParallelism()));
     });
 
     it('refuses what is not a count from 1 to 64, once per variable', () => {
@@ -131,7 +123,7 @@ describe('loadConfig', () => {
     });
 
     it('refuses several workers on the embedded database, which admits one process', () => {
-      expect(loadConfig({ WEB_CONCURRENCY: '1' }).workers).toBe(1);
+      expect(loadConfig({ WEB_CONCURRENCY: '1' }).runtime.workers).toBe(1);
       const [problem, ...others] = problemsOf({ WEB_CONCURRENCY: '2' });
       expect(others).toEqual([]);
       expect(problem).toMatch(/^WEB_CONCURRENCY="2": 2 workers need a PostgreSQL server \(DATABASE_URL\)/);

@@ -6,17 +6,14 @@ import { createGatewayCheck, GATEWAY_SECRET_HEADER, isFederationField, rootField
 import { AnswerTooLarge } from '../../platform/errors.ts';
 import { forbiddenError, validationError, variableError } from '../errors.ts';
 
-export type ExecutionLimitsConfig = Pick<
-  Config,
-  'graphqlMaxCost' | 'maxPageSize' | 'federationSecret' | 'federationMaxRepresentations'
->;
+export type ExecutionLimitsConfig = Pick<Config, 'graphql' | 'federation'>;
 
 /**
  * Checks that depend on the request's variables and headers, so they run per execution (validation is cached
  * per document): variable types, gateway-only federation fields, and cost at the values that will execute.
  */
 export function useExecutionLimits(config: ExecutionLimitsConfig): Plugin<{ request: Request }> {
-  const isGateway = createGatewayCheck(config.federationSecret);
+  const isGateway = createGatewayCheck(config.federation.secret);
   return {
     onExecute({ args, setResultAndStopExecution }) {
       const operation = getOperationAST(args.document, args.operationName);
@@ -40,16 +37,16 @@ export function useExecutionLimits(config: ExecutionLimitsConfig): Plugin<{ requ
           const list = entities && node.name.value === '_entities' ? argumentsOf(entities, node, variables)?.['representations'] : undefined;
           if (Array.isArray(list)) representations += list.length;
         }
-        if (representations > config.federationMaxRepresentations) {
-          const max = config.federationMaxRepresentations;
+        if (representations > config.federation.maxRepresentations) {
+          const max = config.federation.maxRepresentations;
           return setResultAndStopExecution({
             errors: [validationError(`Too many representations: ${representations} (at most ${max} per request).`)],
           });
         }
       }
-      const cost = operationCost(args.schema, fragments, operation, variables, config.maxPageSize);
-      if (cost > config.graphqlMaxCost) {
-        return setResultAndStopExecution({ errors: [validationError(`Query cost limit of ${config.graphqlMaxCost} exceeded, found ${cost}.`)] });
+      const cost = operationCost(args.schema, fragments, operation, variables, config.graphql.maxPageSize);
+      if (cost > config.graphql.maxCost) {
+        return setResultAndStopExecution({ errors: [validationError(`Query cost limit of ${config.graphql.maxCost} exceeded, found ${cost}.`)] });
       }
       // An answer over its size bound (found by the resolvers, AnswerTooLarge) is refused whole: one
       // error, no data, 400; the partial answer and its other errors (one per list that hit it) are dropped.

@@ -19,7 +19,7 @@ import { validationError } from '../errors.ts';
 
 // Every limit refuses with 400 GRAPHQL_VALIDATION_FAILED whatever the Accept header, before any resolver runs.
 
-export type LimitsConfig = Pick<Config, 'graphqlMaxDepth' | 'graphqlMaxTokens' | 'graphqlMaxAliases' | 'graphqlMaxDirectives'>;
+export type LimitsConfig = Pick<Config['graphql'], 'maxDepth' | 'maxTokens' | 'maxAliases' | 'maxDirectives'>;
 
 /** Operation types the schema has no root for (graphql 17's KnownOperationTypesRule). */
 const knownOperationTypesRule: ValidationRule = (context): ASTVisitor => ({
@@ -78,16 +78,16 @@ export function useGraphQLLimits(
 ): Plugin {
   const rules: ValidationRule[] = [
     // graphql-armor lets aliases of __typename through by default: they are aliases too.
-    maxAliasesRule({ n: config.graphqlMaxAliases, allowList: [], onReject: rejectWithLimitError }),
-    maxDirectivesRule({ n: config.graphqlMaxDirectives, onReject: rejectWithLimitError }),
+    maxAliasesRule({ n: config.maxAliases, allowList: [], onReject: rejectWithLimitError }),
+    maxDirectivesRule({ n: config.maxDirectives, onReject: rejectWithLimitError }),
   ];
   return {
     onPluginInit({ addPlugin }) {
-      addPlugin(useDepthLimit({ maxDepth: config.graphqlMaxDepth }) as Plugin);
+      addPlugin(useDepthLimit({ maxDepth: config.maxDepth }) as Plugin);
     },
     onParams({ params }) {
       if (typeof params.query === 'string' && !isParsedAlready(params.query)) {
-        assertTokenLimit(params.query, config.graphqlMaxTokens);
+        assertTokenLimit(params.query, config.maxTokens);
       }
     },
     onValidate({ addValidationRule, params, setResult }) {

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Gauge } from 'prom-client';
 import type { GraphQLModule } from '../../graphql/context.ts';
+import type { Config } from '../../config.ts';
 import type { Module } from '../module.ts';
 import { createAuthenticator } from './authenticate.ts';
 import { authResolvers, createAuthRequest } from './me.ts';
@@ -27,6 +28,9 @@ export { TOKENS_MANAGE, tokenSchema } from './routes.ts';
 export { hashSecret, parseBearerHeader } from './token.ts';
 export { hashPassword, verifyPassword } from './password.ts';
 
+/** What the auth module reads: its own settings and the token cache's. */
+export type AuthSettings = Config['auth'] & { tokenCache: Config['caches']['token'] };
+
 /** Users, tokens and the login throttle: the /api/v1 routes and the authentication of every request. */
 export const authModule = {
   name: 'auth',
@@ -38,6 +42,7 @@ export const authModule = {
     schemaDir: fileURLToPath(new URL('../../../schema/auth', import.meta.url)),
     resolvers: authResolvers,
   } as GraphQLModule,
+  settings: (config) => ({ ...config.auth, tokenCache: config.caches.token }),
   create({ db, config, logger, registry, abilities, changes }) {
     const cache =
       changes && config.tokenCache.maxEntries > 0 ? createTokenCache({ ...config.tokenCache, feed: changes, registry }) : undefined;
@@ -52,9 +57,9 @@ export const authModule = {
     }
     return {
       service,
-      authenticate: createAuthenticator({ db, lifetimeMinutes: config.tokenExpirationMinutes, logger, abilities, cache }),
+      authenticate: createAuthenticator({ db, lifetimeMinutes: config.tokens.expirationMinutes, logger, abilities, cache }),
       routes: createAuthRoutes(service, registry, abilities),
       graphqlContext: () => createAuthRequest(db),
     };
   },
-} satisfies Module<AuthTables>;
+} satisfies Module<AuthTables, AuthSettings>;

@@ -71,25 +71,21 @@ export function normaliseEmail(email: string): string {
 
 export function createAuthService(deps: {
   db: AuthDb;
-  config: Config;
+  config: Config['auth'];
   logger: Logger;
   /** Called once a token of this process's is deleted, before the caller is answered. */
   onRevoke?: () => void;
 }) {
   const { db, config, logger, onRevoke = () => {} } = deps;
-  const throttleLimits = { maxAttempts: config.loginMaxAttempts, maxAttemptsPerIp: config.loginMaxAttemptsPerIp };
-  const hashLimiter = createHashLimiter({
-    concurrency: config.passwordHashConcurrency,
-    maxQueue: config.passwordHashQueue,
-    maxWaitMs: config.passwordHashQueueTimeoutMs,
-  });
+  const throttleLimits = config.throttle;
+  const hashLimiter = createHashLimiter(config.passwordHash);
 
   /** Runs inside a limiter slot: its hashing calls argon2 directly. */
   async function attemptLogin(input: { email: string; password: string; ip: string }): Promise<LoginResult> {
     const email = normaliseEmail(input.email);
     const { ip } = input;
     const keys = throttleKeys(email, ip);
-    const hits = await hitLoginThrottle(db, [keys.account, keys.ip], config.loginDecaySeconds);
+    const hits = await hitLoginThrottle(db, [keys.account, keys.ip], config.throttle.decaySeconds);
     // From here the attempt is counted; every path but a wrong password gives the count back.
     let counted = false;
     try {
@@ -127,14 +123,14 @@ export function createAuthService(deps: {
 
   /** A login token (a root, every ability); the user's oldest beyond MAX_LOGIN_TOKENS_PER_USER are revoked. */
   async function issueToken(userId: string, name: string): Promise<string> {
-    const secret = generateSecret(config.tokenPrefix);
+    const secret = generateSecret(config.tokens.prefix);
     const { row, evicted } = await db.transaction().execute(async (trx) => {
       const inserted = await insertToken(trx, { userId, name, tokenHash: hashSecret(secret), expiresAt: null, kind: 'login' });
-      return { row: inserted, evicted: await deleteOldestLoginTokens(trx, userId, config.maxLoginTokensPerUser) };
+      return { row: inserted, evicted: await deleteOldestLoginTokens(trx, userId, config.tokens.maxLoginPerUser) };
     });
     if (evicted > 0) {
       onRevoke();
-      logger.info({ event: 'token.login-evicted', userId, count: evicted, limit: config.maxLoginTokensPerUser }, 'oldest login tokens revoked');
+      logger.info({ event: 'token.login-evicted', userId, count: evicted, limit: config.tokens.maxLoginPerUser }, 'oldest login tokens revoked');
     }
     return formatBearerToken(String(row.id), secret);
   }
@@ -144,7 +140,7 @@ export function createAuthService(deps: {
 
     hashing: () => hashLimiter.stats,
 
-    /** Whole inside the hashing limiter: a burst of logins holds at most `passwordHashConcurrency` connections. */
+    /** Whole inside the hashing limiter: a burst of logins holds at most `passwordHash.concurrency` connections. */
     async login(input: { email: string; password: string; ip: string }): Promise<LoginResult> {
       try {
         return await hashLimiter.run(() => attemptLogin(input));
@@ -168,7 +164,7 @@ export function createAuthService(deps: {
     async listTokens(filter: { userId?: string; currentTokenId?: string } = {}): Promise<TokenListing[]> {
       const rows = await findTokens(db, { userId: filter.userId });
       // A token's parent is its owner's: the listing of one user (or all) holds every ancestor.
-      const ends = chainExpiries(rows, config.tokenExpirationMinutes);
+      const ends = chainExpiries(rows, config.tokens.expirationMinutes);
       return rows.map((row) => ({
         id: String(row.id),
         email: row.email,
@@ -201,7 +197,7 @@ export function createAuthService(deps: {
 
     /** Deletes tokens expired for more than `hours`, by their own expires_at or the instance lifetime; returns how many. */
     async pruneExpiredTokens(hours: number): Promise<number> {
-      const deleted = await deleteExpiredTokens(db, { hours, lifetimeMinutes: config.tokenExpirationMinutes });
+      const deleted = await deleteExpiredTokens(db, { hours, lifetimeMinutes: config.tokens.expirationMinutes });
       if (deleted > 0) onRevoke();
       return deleted;
     },
@@ -226,9 +222,9 @@ export function createAuthService(deps: {
       }
       const expiries = [input.expiresAt, input.caller.expiresAt].filter((d): d is Date => d instanceof Date);
       const expiresAt = expiries.length ? new Date(Math.min(...expiries.map((d) => d.getTime()))) : null;
-      const secret = generateSecret(config.tokenPrefix);
+      const secret = generateSecret(config.tokens.prefix);
       const callerTokenId = input.caller.tokenId;
-      const limit = config.maxTokensPerUser;
+      const limit = config.tokens.maxPerUser;
       const row = await db.transaction().execute(async (trx) => {
         // Count and insert under the user's lock: concurrent creations cannot pass the cap together.
         if (!(await lockUserForTokens(trx, input.owner.id))) throw new Unauthenticated();
@@ -269,7 +265,7 @@ export function createAuthService(deps: {
           abilities: row.abilities,
           createdAt: row.created_at,
           lastUsedAt: null,
-          expiresAt: tokenExpiry(row, config.tokenExpirationMinutes),
+          expiresAt: tokenExpiry(row, config.tokens.expirationMinutes),
           current: false,
         },
       };

@@ -25,22 +25,21 @@ export interface CatalogRequest {
 
 export type CatalogContext = GraphQLContext & { catalog: CatalogRequest };
 
-export function createCatalogRequest(
-  db: CatalogDb,
-  config: Pick<Config, 'maxPageSize' | 'catalogWriteLimits' | 'graphqlMaxAnswerFields'>,
-  logger: Logger,
-): CatalogRequest {
+/** What the catalogue reads: its own settings, and the GraphQL page and answer bounds. */
+export type CatalogSettings = Config['catalog'] & Pick<Config['graphql'], 'maxPageSize' | 'maxAnswerFields'>;
+
+export function createCatalogRequest(db: CatalogDb, config: CatalogSettings, logger: Logger): CatalogRequest {
   const loaders = createCatalogLoaders(db);
   const forget = () => Object.values(loaders).forEach((loader) => loader.clearAll());
   return {
     loaders,
-    answer: new AnswerBudget(config.graphqlMaxAnswerFields),
+    answer: new AnswerBudget(config.maxAnswerFields),
     productPage: (args) => getProductPage(db, loaders, args, config.maxPageSize),
     writes(session) {
       const ctx: WriteContext = {
         db,
         logger,
-        limits: config.catalogWriteLimits,
+        limits: config.writeLimits,
         actor: { userId: session.user.id, tokenId: session.tokenId, via: 'graphql' },
       };
       const bound = Object.fromEntries(

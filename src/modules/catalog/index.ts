@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Module } from '../module.ts';
-import { createCatalogRequest } from './context.ts';
+import { createCatalogRequest, type CatalogSettings } from './context.ts';
 import { catalogResolvers } from './resolvers.ts';
 import type { CatalogTables } from './tables.ts';
 
@@ -67,5 +67,6 @@ export const catalogModule = {
       },
     },
   },
+  settings: ({ catalog, graphql }) => ({ ...catalog, maxPageSize: graphql.maxPageSize, maxAnswerFields: graphql.maxAnswerFields }),
   create: ({ db, config, logger }) => ({ graphqlContext: () => ({ catalog: createCatalogRequest(db, config, logger) }) }),
-} satisfies Module<CatalogTables>;
+} satisfies Module<CatalogTables, CatalogSettings>;

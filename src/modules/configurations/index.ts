@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type { Config } from '../../config.ts';
 import type { GraphQLModule } from '../../graphql/context.ts';
 import type { Module } from '../module.ts';
 import { configurationResolvers, createConfigurationsRequest } from './resolvers.ts';
@@ -22,7 +23,8 @@ export const configurationsModule = {
     // Nothing is shared by the response cache: a saved configuration is not catalogue data, and its deletion
     // notifies no other instance. Untyped by codegen: its SDL uses the catalogue's types (Money, Product).
   },
+  settings: (config) => config.configurations,
   create: ({ db, config, logger }) => ({
-    graphqlContext: () => ({ configurations: createConfigurationsRequest(db, logger, config.configurations.savesPerMinute) }),
+    graphqlContext: () => ({ configurations: createConfigurationsRequest(db, logger, config.savesPerMinute) }),
   }),
-} satisfies Module<ConfigurationTables>;
+} satisfies Module<ConfigurationTables, Config['configurations']>;
