@@ -59,7 +59,8 @@ async function main(): Promise<number> {
         log(`MISMATCH ${q}: ${runsOn(q).length > 1 ? 'the service and the reference disagree' : 'bad answers'}:\n${problems.join('\n')}`);
         continue;
       }
-      log(`${q}: ${bodies.length} requests (${distinct.length} distinct checked), ${runsOn(q).map((s) => s.name).join(' == ')} byte for byte`);
+      const checked = runsOn(q).length > 1 ? `${runsOn(q).map((s) => s.name).join(' == ')} byte for byte` : `${runsOn(q)[0]!.name}: clean, valid answers`;
+      log(`${q}: ${bodies.length} requests (${distinct.length} distinct checked), ${checked}`);
       const file = path.join(tmp, `${q}.jsonl`);
       fs.writeFileSync(file, `${bodies.join('\n')}\n`);
       files.set(q, file);
