@@ -4,13 +4,15 @@ import { countUsers, type AuthService } from '../../src/modules/auth/index.ts';
 import { countProducts } from '../../src/modules/catalog/index.ts';
 import type { Database } from '../../src/modules/index.ts';
 import { seedCatalog } from './catalog.ts';
+import { seedConfigurableProducts } from './configurable.ts';
 
 export const DEMO_EMAIL = 'demo@example.com';
 const DEMO_PRODUCTS = 50;
 const DEMO_SEED = 1;
 
 /**
- * Fills an empty embedded database with a demo catalogue and one demo user. Only
+ * Fills an empty embedded database with a demo catalogue and one demo user: 50 generated products,
+ * then two configurable ones with prices and rules (./configurable.ts). Only
  * main.ts calls it, and only for the embedded database: a PostgreSQL server is
  * never seeded behind its operator's back. Returns the generated credentials
  * (to be shown once) or null when the database already had data.
@@ -18,6 +20,7 @@ const DEMO_SEED = 1;
 export async function seedDemoIfEmpty(db: Kysely<Database>, auth: AuthService): Promise<{ email: string; password: string } | null> {
   if ((await countUsers(db)) > 0 || (await countProducts(db)) > 0) return null;
   await seedCatalog(db, { products: DEMO_PRODUCTS, seed: DEMO_SEED });
+  await seedConfigurableProducts(db);
   const password = randomBytes(15).toString('base64url');
   await auth.createUser({ name: 'Demo User', email: DEMO_EMAIL, password, isAdmin: true });
   return { email: DEMO_EMAIL, password };

@@ -17,10 +17,19 @@ export const QUERIES = {
   Q1: `query Product($id: ID!) { product(id: $id) { ${PRODUCT} } }`,
   Q2: `query Page($after: String) { products(first: 20, after: $after) { data { ${PRODUCT} } paginatorInfo { hasMorePages endCursor } } }`,
   Q3: '{ products(first: 20) { data { id name sku } } }',
+  // The product at Q1's full depth, checked and priced with ten choices (the reference serves no configure).
+  Q4: `query Configure($id: ID!, $selections: [SelectionInput!]!) { configure(productId: $id, selections: $selections) { product { ${PRODUCT} } valid violations { code customisationId } price { base { amount currency } lines { customisationId name mode amount { amount } } total { amount currency } } } }`,
 } as const;
 
-/** Hot variants: Q1 and Q2 with ids and cursors drawn Zipf-like (s = 1) over the whole catalogue. */
-const HOT = { Q1z: 'Q1', Q2z: 'Q2' } as const;
+/** Hot variants: Q1, Q2 and Q4 with ids and cursors drawn Zipf-like (s = 1) over the whole catalogue. */
+const HOT = { Q1z: 'Q1', Q2z: 'Q2', Q4z: 'Q4' } as const;
+
+/** What the reference server answers; the rest is compared with the service's own product(id). */
+export const REFERENCE_QUERIES: readonly QueryName[] = ['Q0', 'Q1', 'Q2', 'Q3', 'Q1z', 'Q2z'];
+/** Each configure query and the product(id) query it is measured against, on the same server. */
+export const CONFIGURE_BASELINE: Partial<Record<QueryName, QueryName>> = { Q4: 'Q1', Q4z: 'Q1z' };
+/** Ten choices per product: the first customisation of each of its first ten components (catalogue order). */
+export type Selections = ReadonlyMap<string, readonly { customisationId: string; value?: string }[]>;
 export const ZIPF_DRAWS = 20_000;
 
 
@@ -32,13 +41,15 @@ export const QUERY_LABELS: Record<QueryName, string> = {
   Q1: 'product(id) full depth, random ids',
   Q2: 'products(first: 20, after) full depth, random cursors',
   Q3: 'products(first: 20) { data { id name sku } }',
+  Q4: 'configure(productId, ten selections) { product full depth, price }, random ids',
   Q1z: 'product(id) full depth, Zipf ids (s = 1) over the catalogue',
   Q2z: 'products(first: 20, after) full depth, Zipf cursors (s = 1) over the catalogue',
+  Q4z: 'configure(productId, ten selections) { product full depth, price }, Zipf ids (s = 1)',
 };
 
 /** Which service runs a query: the cold one (no response cache) the uniform ones, the hot one the rest. */
-export const COLD_QUERIES: readonly QueryName[] = ['Q0', 'Q1', 'Q2', 'Q3'];
-export const HOT_QUERIES: readonly QueryName[] = ['Q0', 'Q1z', 'Q2z', 'Q3'];
+export const COLD_QUERIES: readonly QueryName[] = ['Q0', 'Q1', 'Q2', 'Q3', 'Q4'];
+export const HOT_QUERIES: readonly QueryName[] = ['Q0', 'Q1z', 'Q2z', 'Q3', 'Q4z'];
 
 /**
  * The distinct request bodies a case draws from: random product ids for Q1, random
@@ -49,8 +60,10 @@ export function requestBodies(
   productIds: readonly string[],
   count: number,
   encodeCursor: (id: string) => string,
+  selections: Selections = new Map(),
 ): string[] {
-  const rng = createRng(name === 'Q1' || name === 'Q1z' ? 1 : 2);
+  // Q4 draws the very ids Q1 draws (Q4z those of Q1z), so the two compare on the same products.
+  const rng = createRng(['Q1', 'Q1z', 'Q4', 'Q4z'].includes(name) ? 1 : 2);
   const pick = () => productIds[Math.floor(rng() * productIds.length)]!;
   // Popularity is not id order: rank r is the r-th id of a seeded shuffle.
   const shuffle = createRng(7);
@@ -59,7 +72,7 @@ export function requestBodies(
     const j = Math.floor(shuffle() * (i + 1));
     [byRank[i], byRank[j]] = [byRank[j]!, byRank[i]!];
   }
-  const rank = zipfSampler(byRank.length, 1, createRng(name === 'Q1z' ? 3 : 4));
+  const rank = zipfSampler(byRank.length, 1, createRng(name === 'Q1z' || name === 'Q4z' ? 3 : 4));
   const zipf = () => byRank[rank()]!;
   switch (name) {
     case 'Q0':
@@ -77,5 +90,10 @@ export function requestBodies(
       return Array.from({ length: ZIPF_DRAWS }, () =>
         JSON.stringify({ query: QUERIES[HOT[name]], variables: { after: encodeCursor(zipf()) } }),
       );
+    case 'Q4':
+    case 'Q4z': {
+      const body = (id: string) => JSON.stringify({ query: QUERIES.Q4, variables: { id, selections: selections.get(id) ?? [] } });
+      return name === 'Q4' ? Array.from({ length: count }, () => body(pick())) : Array.from({ length: ZIPF_DRAWS }, () => body(zipf()));
+    }
   }
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { CaseTotals } from './case-runner.ts';
 import { ticksToMs } from '../lib/proc.ts';
-import { QUERY_LABELS } from './queries.ts';
+import { CONFIGURE_BASELINE, QUERY_LABELS } from './queries.ts';
 import type { Settings } from './settings.ts';
 
 const median = (xs: number[]) => {
@@ -24,7 +24,8 @@ export function printReport(settings: Settings, results: Map<string, CaseTotals>
   const json: Record<string, unknown>[] = [];
   const summary: string[][] = [];
   for (const q of settings.queries) {
-    const ref = results.get(`${q}/reference`)!;
+    // Configure has no reference: its ratio is to product(id) on the same server, below.
+    const ref = results.get(`${q}/reference`);
     const rps = (t: CaseTotals) => t.requests / t.seconds;
     const ratios: Record<string, string> = {};
     for (const name of SERVERS) {
@@ -42,7 +43,7 @@ export function printReport(settings: Settings, results: Map<string, CaseTotals>
         statements: t.statements / t.statementRequests,
         errors: t.errors,
         bad: t.bad,
-        ratio: name === 'reference' ? null : rps(t) / rps(ref),
+        ratio: name === 'reference' || !ref ? null : rps(t) / rps(ref),
       };
       if (row.ratio !== null) ratios[name] = `${row.ratio.toFixed(2)}×`;
       json.push(row);
@@ -61,10 +62,25 @@ export function printReport(settings: Settings, results: Map<string, CaseTotals>
         row.ratio === null ? '' : row.ratio.toFixed(2),
       ]);
     }
-    summary.push([q, rps(ref).toFixed(0), ratios.cold ?? '', ratios.hot ?? '']);
+    if (ref) summary.push([q, rps(ref).toFixed(0), ratios.cold ?? '', ratios.hot ?? '']);
+  }
+  // configure beside product(id) at full depth, server by server (issue 23 asks for at least 0.8×).
+  const versus: string[][] = [];
+  for (const q of settings.queries) {
+    const baseline = CONFIGURE_BASELINE[q];
+    if (!baseline) continue;
+    for (const name of SERVERS) {
+      const c = results.get(`${q}/${name}`);
+      const p = results.get(`${baseline}/${name}`);
+      if (!c || !p) continue;
+      const [cr, pr] = [c.requests / c.seconds, p.requests / p.seconds];
+      versus.push([`${q} / ${baseline}`, name, cr.toFixed(0), pr.toFixed(0), `${(cr / pr).toFixed(2)}×`]);
+    }
   }
   const markdown = (head: string[], body: string[][]) => [head, head.map(() => '---'), ...body].map((r) => `| ${r.join(' | ')} |`).join('\n');
-  const table = `${markdown(HEADER, rows)}\n\n${markdown(['query', 'reference req/s', 'cold', 'hot'], summary)}`;
+  const table =
+    `${markdown(HEADER, rows)}\n\n${markdown(['query', 'reference req/s', 'cold', 'hot'], summary)}` +
+    (versus.length > 0 ? `\n\n${markdown(['configure / product(id)', 'server', 'configure req/s', 'product(id) req/s', 'ratio'], versus)}` : '');
   const cpus = os.cpus();
   process.stdout.write(
     `\n${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ` +

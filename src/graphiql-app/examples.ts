@@ -70,3 +70,38 @@ export const EXAMPLE_VARIABLES = JSON.stringify(
   null,
   2,
 );
+
+export const EXAMPLE_CONFIGURE = `# Check and price a customer's choices without storing anything (catalog:read).
+# Product "51" is the demo's configurable desk (npm start's embedded demo): a size is
+# required and sets the price, "Engraved text" needs a value and the brass plaque, and
+# "Natural oil" excludes the stain-resistant coating. This selection breaks all three
+# rules; the price is given anyway. Choose "3005" (matte lacquer) instead of "3004", add
+# { "customisationId": "3009" } (the plaque) and a "value" for 3010, and it is valid:
+# saveConfiguration then stores it (docs/configuring.md walks through it).
+query Configure($productId: ID!, $selections: [SelectionInput!]!) {
+  configure(productId: $productId, selections: $selections) {
+    product { name basePrice currency }
+    valid
+    violations { code message customisationId otherCustomisationId }
+    price {
+      base { amount currency }
+      lines { name mode amount { amount } }
+      total { amount currency }
+    }
+  }
+}
+`;
+
+export const EXAMPLE_CONFIGURE_VARIABLES = JSON.stringify(
+  {
+    productId: '51',
+    selections: [
+      { customisationId: '3002' },
+      { customisationId: '3004' },
+      { customisationId: '3007' },
+      { customisationId: '3010' },
+    ],
+  },
+  null,
+  2,
+);

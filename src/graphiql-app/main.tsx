@@ -2,7 +2,7 @@ import type { Fetcher } from '@graphiql/toolkit';
 import { GraphiQL, HISTORY_PLUGIN } from 'graphiql';
 import 'graphiql/style.css';
 import { createRoot } from 'react-dom/client';
-import { EXAMPLE_MUTATION, EXAMPLE_QUERY, EXAMPLE_VARIABLES } from './examples.ts';
+import { EXAMPLE_CONFIGURE, EXAMPLE_CONFIGURE_VARIABLES, EXAMPLE_MUTATION, EXAMPLE_QUERY, EXAMPLE_VARIABLES } from './examples.ts';
 import { session, withToken } from './session.ts';
 import { SIGN_IN_PLUGIN } from './sign-in.tsx';
 import './style.css';
@@ -31,7 +31,11 @@ const fetcher: Fetcher = async (params, opts) => {
 const url = new URL(location.href);
 const urlQuery = url.searchParams.get('query') ?? undefined;
 const urlVariables = url.searchParams.get('variables') ?? undefined;
-const examples = [{ query: EXAMPLE_QUERY }, { query: EXAMPLE_MUTATION, variables: EXAMPLE_VARIABLES }];
+const examples = [
+  { query: EXAMPLE_QUERY },
+  { query: EXAMPLE_MUTATION, variables: EXAMPLE_VARIABLES },
+  { query: EXAMPLE_CONFIGURE, variables: EXAMPLE_CONFIGURE_VARIABLES },
+];
 
 function syncAddress(query: string | null | undefined, variables: string | null | undefined) {
   const next = new URL(location.href);

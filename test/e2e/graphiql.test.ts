@@ -139,9 +139,11 @@ describe('GraphiQL in chromium', () => {
 
     await page.goto(`${t.url}/graphql`, { waitUntil: 'load', timeout: 120_000 });
     await queryEditor(page).waitFor({ timeout: 60_000 });
-    // Two example tabs, whose comments no longer ask for a pasted token.
+    // Three example tabs (a query, a mutation, Configure), whose comments no longer ask for a pasted token.
     const tabs = page.locator('.graphiql-tab');
-    await expect.poll(() => tabs.count(), { timeout: 60_000 }).toBe(2);
+    await expect.poll(() => tabs.count(), { timeout: 60_000 }).toBe(3);
+    // A tab is named after its operation.
+    await expect.poll(() => tabs.nth(2).innerText(), { timeout: 30_000 }).toContain('Configure');
     const example = shown(await queryEditor(page).locator('.view-lines').innerText());
     expect(example).toContain('product(id: "1")');
     expect(example).toContain('Sign in with the Account panel');
@@ -172,7 +174,7 @@ describe('GraphiQL in chromium', () => {
     );
     expect(JSON.parse(await responseText(page))).toEqual(direct.body);
     await page.getByRole('button', { name: 'New tab' }).click();
-    await expect.poll(() => tabs.count()).toBe(3);
+    await expect.poll(() => tabs.count()).toBe(4);
     await typeInto(page, queryEditor(page), NESTED(productId));
     await run(page);
     await expect.poll(() => responseText(page), { timeout: 60_000 }).toContain('"price": 0.29');
@@ -186,7 +188,7 @@ describe('GraphiQL in chromium', () => {
     expect(decodeURIComponent(new URL(page.url()).searchParams.get('query') ?? '')).toContain('query Nested');
     await page.reload({ waitUntil: 'load' });
     await queryEditor(page).waitFor({ timeout: 60_000 });
-    await expect.poll(() => tabs.count(), { timeout: 30_000 }).toBe(3);
+    await expect.poll(() => tabs.count(), { timeout: 30_000 }).toBe(4);
     expect(shown(await queryEditor(page).locator('.view-lines').innerText())).toContain('query Nested');
     const shared = `{ me { user { email } } }`;
     await page.goto(`${t.url}/graphql?query=${encodeURIComponent(shared)}`, { waitUntil: 'load' });
@@ -223,7 +225,7 @@ describe('GraphiQL in chromium', () => {
     await expect.poll(() => panel.getByRole('alert').textContent().catch(() => ''), { timeout: 30_000 }).toBe('Invalid credentials.');
     await signIn(page, admin);
     const tabs = page.locator('.graphiql-tab');
-    await expect.poll(() => tabs.count(), { timeout: 60_000 }).toBe(2);
+    await expect.poll(() => tabs.count(), { timeout: 60_000 }).toBe(3);
     await tabs.nth(1).click();
     await expect.poll(async () => shown(await queryEditor(page).locator('.view-lines').innerText()), { timeout: 60_000 }).toContain(
       'mutation CreateProduct($input: CreateProductInput!)',

@@ -4,11 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { serviceNodeArgs } from '../../scripts/lib/start-command.ts';
+import { EXAMPLE_CONFIGURE, EXAMPLE_CONFIGURE_VARIABLES } from '../../src/graphiql-app/examples.ts';
 
 /**
  * `npm start` on a fresh machine: the embedded database is created under
  * DATA_DIR, migrated and seeded with a demo catalogue and user whose password is
- * printed once; GraphiQL and a nested product query then work.
+ * printed once; GraphiQL and a nested product query then work, and the GraphiQL
+ * Configure tab, as it opens, shows the configurable demo desk's rules.
  */
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -78,6 +80,30 @@ describe('npm start on the embedded database', () => {
     expect(body.errors).toBeUndefined();
     expect(body.data.product.steps).toHaveLength(5);
     expect(body.data.product.steps[0].components[0].customisations).toHaveLength(3);
+    // The Configure tab as GraphiQL opens it: the demo desk (product 51, after the 50 generated ones),
+    // a selection that breaks its three rules, and the price all the same.
+    const configure = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${data.token}` },
+      body: JSON.stringify({ query: EXAMPLE_CONFIGURE, variables: JSON.parse(EXAMPLE_CONFIGURE_VARIABLES) }),
+    });
+    const check = (await configure.json()) as any;
+    expect(check.errors).toBeUndefined();
+    expect(check.data.configure.product).toEqual({ name: 'Configurable Walnut Desk', basePrice: 399, currency: 'EUR' });
+    expect(check.data.configure.valid).toBe(false);
+    expect(check.data.configure.violations.map((v: any) => [v.code, v.customisationId, v.otherCustomisationId])).toEqual([
+      ['EXCLUDES', '3004', '3007'],
+      ['REQUIRES', '3010', '3009'],
+      ['VALUE_REQUIRED', '3010', null],
+    ]);
+    expect(check.data.configure.price.base).toEqual({ amount: '399.00', currency: 'EUR' });
+    expect(check.data.configure.price.total).toEqual({ amount: '593.00', currency: 'EUR' });
+    expect(check.data.configure.price.lines.map((l: any) => [l.name, l.mode, l.amount.amount])).toEqual([
+      ['160 x 80 cm', 'REPLACE_BASE', '549.00'],
+      ['Natural oil', 'ADD', '0.00'],
+      ['Stain-resistant coating', 'ADD', '29.00'],
+      ['Engraved text', 'ADD', '15.00'],
+    ]);
     // The demo user is an administrator of its own catalogue: it may write.
     const write = await fetch(`${base}/graphql`, {
       method: 'POST',
@@ -95,7 +121,7 @@ describe('npm start on the embedded database', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${data.token}` },
       body: JSON.stringify({ query: '{ products(first: 1) { paginatorInfo { total } } }' }),
     });
-    expect(((await again.json()) as any).data.products.paginatorInfo.total).toBe(51);
+    expect(((await again.json()) as any).data.products.paginatorInfo.total).toBe(53);
     expect(await stop(second.child)).toBe(0);
   }, 300_000);
 });
