@@ -36,7 +36,7 @@ const config = loadConfig({
   RESPONSE_CACHE_MAX_ENTRIES: '0',
   CONFIGURATION_SAVES_PER_MINUTE: '100000',
 });
-const limits = config.catalogWriteLimits;
+const limits = config.catalog.writeLimits;
 const steps = limits.maxSteps;
 const componentsPerStep = Math.min(limits.maxComponentsPerStep, Math.floor(limits.maxComponentsPerProduct / steps));
 const customisationsPerComponent = Math.min(limits.maxCustomisationsPerComponent, Math.floor(limits.maxCustomisationsPerProduct / (steps * componentsPerStep)));
@@ -98,7 +98,7 @@ const admin = new pg.Client({ connectionString: adminUrl });
 await admin.connect();
 await admin.query(`DROP DATABASE IF EXISTS ${name}`);
 await admin.query(`CREATE DATABASE ${name}`);
-const database = await createDatabase<Database>(databaseOptions(config, createLogger('warn', process.stderr), { poolSize: 4 }));
+const database = await createDatabase<Database>(databaseOptions(config.database, createLogger('warn', process.stderr), { poolSize: 4 }));
 let exitCode = 0;
 try {
   await migrateToLatest(database.db);
@@ -256,9 +256,9 @@ try {
   console.log(`configure over HTTP, hostile:            ${show(http.hostile)}, ${cost.hostile} statements, ${kb(cost.hostileBytes)} answer`);
   console.log(`saveConfiguration over HTTP:             ${show(http.save)}, ${cost.save} statements`);
   console.log(`configuration(id) read back over HTTP:   ${show(http.read)}, ${cost.read} statements, ${kb(cost.readBytes)} answer`);
-  console.log(`execution timeout: ${config.graphqlExecutionTimeoutMs} ms; load average ${os.loadavg()[0]!.toFixed(1)}`);
+  console.log(`execution timeout: ${config.graphql.executionTimeoutMs} ms; load average ${os.loadavg()[0]!.toFixed(1)}`);
   const slowest = Math.max(...Object.values(http).flat());
-  if (slowest > config.graphqlExecutionTimeoutMs / 2) {
+  if (slowest > config.graphql.executionTimeoutMs / 2) {
     console.log('a request took over half the execution timeout: too close');
     exitCode = 1;
   }
