@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { evaluate, MAX_SELECTIONS, type ProductTree, type Selection, type TreeRule } from '../src/modules/catalog/configure/engine.ts';
+import { evaluate, MAX_SELECTIONS, type ProductTree, type Selection, type TreeRule } from '../src/modules/catalog/index.ts';
 import type { Database } from '../src/modules/index.ts';
 import { createDatabase, databaseOptions } from '../src/platform/db.ts';
 import { createLogger } from '../src/platform/logger.ts';

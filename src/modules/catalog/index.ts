@@ -12,6 +12,8 @@ export type { CatalogRequest } from './context.ts';
 export type { ProductParent } from './mappers.ts';
 export { configureProduct, money, priceBreakdownParent, type Configured, type MoneyParent, type PriceBreakdownParent } from './configure/service.ts';
 export { selectionInputErrors, type Choice, type PriceMode, type Selection, type Violation } from './configure/engine.ts';
+// The pure rules engine, for measure:configure's engine-only figures.
+export { evaluate, MAX_SELECTIONS, type ProductTree, type TreeRule } from './configure/engine.ts';
 // The command line's: the catalogue's export and import (admin catalog:*), its cursors and loaders (scripts/bench, measure-*).
 export { exportCatalog, importCatalog, ImportStopped, type ImportItem, type ImportSummary } from './writes/transfer.ts';
 export { validSku, type ProductInput } from './writes/validation.ts';
