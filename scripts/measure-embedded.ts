@@ -15,6 +15,7 @@ import {
   findProductsByIds,
   findStepsByProductIds,
 } from '../src/modules/catalog/repository.ts';
+import type { Database } from '../src/modules/index.ts';
 import { createDatabase } from '../src/platform/db.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { migrateToLatest } from '../src/platform/migrate.ts';
@@ -22,7 +23,7 @@ import { migrateToLatest } from '../src/platform/migrate.ts';
 const READS = 500;
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pcs-measure-'));
 const logger = createLogger('silent');
-const open = () => createDatabase({ databaseUrl: undefined, dataDir, poolSize: 1, logger });
+const open = () => createDatabase<Database>({ databaseUrl: undefined, dataDir, poolSize: 1, logger });
 
 try {
   let t = performance.now();

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { sql } from 'kysely';
 import { loadConfig } from '../../src/config.ts';
+import type { Database } from '../../src/modules/index.ts';
 import { hashPassword } from '../../src/modules/auth/password.ts';
 import { updatePasswordHash } from '../../src/modules/auth/repository.ts';
 import { createAuthService } from '../../src/modules/auth/service.ts';
@@ -63,7 +64,7 @@ export async function prepareDataset(
   log: (line: string) => void,
   users: readonly DatasetUser[] = [BENCH_USER],
 ): Promise<Dataset> {
-  const database = createPostgresDatabase({ databaseUrl: url, poolSize: 2, logger });
+  const database = createPostgresDatabase<Database>({ databaseUrl: url, poolSize: 2, logger });
   const { db } = database;
   try {
     await migrateToLatest(db);

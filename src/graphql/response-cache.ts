@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { useResponseCache, type Cache } from '@graphql-yoga/plugin-response-cache';
-import { getOperationAST, isObjectType, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { getOperationAST, isObjectType, OperationTypeNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { Counter, Gauge, type Registry } from 'prom-client';
@@ -155,8 +155,8 @@ function useOriginalDocument(): Plugin {
     onExecute({ args, executeFn, setExecuteFn }) {
       const document = args.document;
       setExecuteFn((rewritten) => {
-        const done = (result: any) => {
-          if (result && typeof result === 'object' && result.data && typeof result.data === 'object') {
+        const done = <R,>(result: R): R => {
+          if (result && typeof result === 'object' && 'data' in result && result.data && typeof result.data === 'object') {
             result.data = Object.setPrototypeOf({ ...result.data }, CLEAN);
           }
           return result;
@@ -221,10 +221,10 @@ export function useSharedResponseCache(store: ResponseStore, schema: GraphQLSche
         }
         return createHash('sha256').update(text).digest('base64url');
       },
-    }) as Plugin,
+    }),
     {
       onExecute({ args }) {
-        if (getOperationAST(args.document, args.operationName)?.operation === 'mutation') {
+        if (getOperationAST(args.document, args.operationName)?.operation === OperationTypeNode.MUTATION) {
           return { onExecuteDone: () => store.clear() };
         }
         if (store.available) store.countMiss();

@@ -30,7 +30,7 @@ const CLIENT_OUTCOMES = [ValidationFailed, NotFound, Conflict, HttpError] as con
 const isClientOutcome = (e: unknown) => {
   const cause = e instanceof GraphQLError ? (e.originalError ?? e) : e;
   if (CLIENT_OUTCOMES.some((kind) => cause instanceof kind)) return !(cause instanceof HttpError) || cause.status < 500;
-  const status = (cause as GraphQLError).extensions?.['http'] as { status?: number } | undefined;
+  const status = (cause as GraphQLError).extensions?.['http'];
   return typeof status?.status === 'number' && status.status >= 400 && status.status < 500;
 };
 
