@@ -11,6 +11,7 @@ import { migrateToLatest } from '../src/platform/migrate.ts';
 import type { Database } from '../src/modules/index.ts';
 import { createDatabase, databaseOptions } from '../src/platform/db.ts';
 import { seedCatalog } from '../db/seeds/catalog.ts';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os'; import fs from 'node:fs'; import path from 'node:path';
 
 const FULL = `{ products(first: 100) { data { id name sku steps { id name order components { id name customisations { id name type price } } } } paginatorInfo { count currentPage firstItem hasMorePages lastItem lastPage perPage total endCursor } } }`;
@@ -22,9 +23,9 @@ await migrateToLatest(database.db);
 await seedCatalog(database.db, { products: 100, seed: 1 });
 const app = await createApp(config, { database, logger });
 await new Promise<void>((r) => app.server.listen(0, '127.0.0.1', r));
-const url = `http://127.0.0.1:${(app.server.address() as any).port}`;
-const user = await app.modules.auth.service.createUser({ name: 'm', email: 'm@example.com', password: 'measure-password-123', isAdmin: false });
-const login = await (await fetch(`${url}/api/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'm@example.com', password: 'measure-password-123' }) })).json() as any;
+const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+await app.modules.auth.service.createUser({ name: 'm', email: 'm@example.com', password: 'measure-password-123', isAdmin: false });
+const login = (await (await fetch(`${url}/api/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'm@example.com', password: 'measure-password-123' }) })).json()) as { data: { token: string } };
 const token = login.data.token;
 async function time(label: string, body: string, extra: Record<string, string> = {}) {
   const times: number[] = []; let status = 0;

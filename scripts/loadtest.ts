@@ -31,7 +31,7 @@ const { values: opts } = parseArgs({
   },
 });
 
-if (opts.help || !opts.token || !['mix', 'product', 'page'].includes(opts.query!) || !['zipf', 'uniform'].includes(opts.distribution!)) {
+if (opts.help || !opts.token || !['mix', 'product', 'page'].includes(opts.query) || !['zipf', 'uniform'].includes(opts.distribution)) {
   console.error(
     'usage: npm run loadtest -- --url U --token T [--query mix|product|page] [--distribution zipf|uniform] [--connections 50] [--duration 30] [--sample 10000]\n' +
       '  T is a bearer token from POST /api/v1/login (or npm run admin).',
@@ -39,19 +39,23 @@ if (opts.help || !opts.token || !['mix', 'product', 'page'].includes(opts.query!
   process.exit(opts.help ? 0 : 2);
 }
 
-const base = opts.url!.replace(/\/+$/, '');
+const base = opts.url.replace(/\/+$/, '');
 const endpoint = `${base}/graphql`;
 const headers = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${opts.token}` };
 const connections = Number(opts.connections);
 const duration = Number(opts.duration);
 
-async function graphql(query: string, variables: Record<string, unknown>) {
+async function graphql<Data>(query: string, variables: Record<string, unknown>): Promise<Data> {
   const res = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
-  const body = (await res.json()) as { data?: any; errors?: { message: string }[] };
+  const body = (await res.json()) as { data: Data; errors?: { message: string }[] };
   if (res.status !== 200 || body.errors) {
     throw new Error(`${res.status} ${JSON.stringify(body.errors ?? body).slice(0, 300)}`);
   }
   return body.data;
+}
+
+interface CatalogPage {
+  products: { data: { id: string }[]; paginatorInfo: { hasMorePages: boolean; endCursor: string | null } };
 }
 
 /** Product ids and the cursor before each page of 20, collected with 100-product pages. */
@@ -60,12 +64,12 @@ async function sampleCatalog(limit: number): Promise<{ ids: string[]; cursors: (
   const cursors: (string | null)[] = [null];
   let after: string | null = null;
   while (ids.length < limit) {
-    const data = await graphql(
+    const data: CatalogPage = await graphql(
       'query ($after: String) { products(first: 100, after: $after) { data { id } paginatorInfo { hasMorePages endCursor } } }',
       { after },
     );
     const page = data.products;
-    ids.push(...page.data.map((p: { id: string }) => p.id));
+    ids.push(...page.data.map((p) => p.id));
     if (!page.paginatorInfo.hasMorePages) break;
     after = page.paginatorInfo.endCursor;
     cursors.push(after);
@@ -118,7 +122,7 @@ async function main(): Promise<number> {
     () => {},
   );
   const times: number[] = [];
-  instance.on('response', (_client, _status, _bytes, responseTime) => {
+  instance.on('response', (_client, _status, _bytes, responseTime: number) => {
     total++;
     times.push(responseTime);
   });

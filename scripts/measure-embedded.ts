@@ -10,6 +10,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { seedCatalog } from '../db/seeds/catalog.ts';
 import { createCatalogLoaders } from '../src/modules/catalog/index.ts';
+import type { Database } from '../src/modules/index.ts';
 import { createDatabase } from '../src/platform/db.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { migrateToLatest } from '../src/platform/migrate.ts';
@@ -17,7 +18,7 @@ import { migrateToLatest } from '../src/platform/migrate.ts';
 const READS = 500;
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pcs-measure-'));
 const logger = createLogger('silent');
-const open = () => createDatabase({ databaseUrl: undefined, dataDir, poolSize: 1, logger });
+const open = () => createDatabase<Database>({ databaseUrl: undefined, dataDir, poolSize: 1, logger });
 
 try {
   let t = performance.now();

@@ -25,7 +25,8 @@ export const isJsonLine = (line: string) => {
 /** Yoga's error lines carry the message in args; the first line of it is enough. */
 function errorMessage(line: string): string {
   const l = JSON.parse(line) as { msg?: string; args?: unknown[] };
-  return String(l.args?.[0] ?? l.msg).split('\n', 1)[0]!.slice(0, 60);
+  const first = l.args?.[0];
+  return String(typeof first === 'string' ? first : l.msg).split('\n', 1)[0]!.slice(0, 60);
 }
 
 /**

@@ -332,7 +332,7 @@ export class ProductsReader {
   /** Reads string bytes from `i`; returns where it stopped (past the closing quote, or the chunk's end). */
   private readString(chunk: Buffer, i: number, base: number): number {
     const n = chunk.length;
-    let start = i;
+    const start = i;
     for (; i < n; i++) {
       const c = chunk[i]!;
       if (this.escape === 0) {

@@ -101,7 +101,7 @@ export function createReferenceServer(pool: pg.Pool): http.Server {
     [
       QUERIES.Q1,
       async (t, v) => {
-        const id = String(v.id ?? '');
+        const id = typeof v.id === 'string' || typeof v.id === 'number' ? String(v.id) : '';
         // The service answers null for an id no product can have; so does this.
         if (!/^[1-9][0-9]{0,18}$/.test(id)) return (await run('Q0', t)) ? '{"data":{"product":null}}' : null;
         const row = await run('Q1', [...t, id]);
@@ -171,7 +171,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const address = server.address();
     process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : ''}\n`);
   });
-  const stop = () => server.close(() => pool.end().then(() => process.exit(0)));
+  const stop = () => server.close(() => void pool.end().then(() => process.exit(0)));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }

@@ -41,7 +41,7 @@ export function parseSettings(args = process.argv.slice(2)) {
     threads: Number(opts.threads),
     // Distinct requests per case; every one is checked against the reference first.
     distinct: quick ? 200 : 500,
-    queries: opts.queries!.split(',').map((q) => q.trim()) as QueryName[],
+    queries: opts.queries.split(',').map((q) => q.trim()) as QueryName[],
     servicePool: opts.pool,
     // The service's WEB_CONCURRENCY; the reference stays one process.
     workers: Number(opts.workers),
@@ -50,7 +50,7 @@ export function parseSettings(args = process.argv.slice(2)) {
     hotTokenCache: opts['token-cache'] === 'on',
     hotCacheBytes: opts['cache-bytes'],
   };
-  if (!['on', 'off'].includes(opts['token-cache']!)) throw new Error('--token-cache must be on or off');
+  if (!['on', 'off'].includes(opts['token-cache'])) throw new Error('--token-cache must be on or off');
   if (!['hot', 'cold', 'both'].includes(settings.mode)) throw new Error('--mode must be hot, cold or both');
   for (const q of settings.queries) if (!QUERY_NAMES.includes(q)) throw new Error(`unknown query ${q}`);
   if (!Number.isInteger(settings.workers) || settings.workers < 1 || settings.workers > 64) throw new Error('--workers must be 1..64');

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { sql } from 'kysely';
 import { loadConfig } from '../../src/config.ts';
+import type { Database } from '../../src/modules/index.ts';
 import { createAuthService } from '../../src/modules/auth/index.ts';
 import { createPostgresDatabase } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -61,7 +62,7 @@ export async function prepareDataset(
   log: (line: string) => void,
   users: readonly DatasetUser[] = [BENCH_USER],
 ): Promise<Dataset> {
-  const database = createPostgresDatabase({ databaseUrl: url, poolSize: 2, logger });
+  const database = createPostgresDatabase<Database>({ databaseUrl: url, poolSize: 2, logger });
   const { db } = database;
   try {
     await migrateToLatest(db);

@@ -44,12 +44,12 @@ export async function startServer(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stderr: string[] = [];
-  child.stderr!.on('data', (c: Buffer) => {
+  child.stderr.on('data', (c: Buffer) => {
     stderr.push(c.toString());
     if (stderr.length > 200) stderr.shift();
   });
   let stdout = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+  child.stdout.setEncoding('utf8').on('data', (c: string) => {
     if (printsWhenReady && !stdout.includes(printsWhenReady)) stdout += c;
   });
   const url = `http://127.0.0.1:${port}`;

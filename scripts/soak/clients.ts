@@ -28,13 +28,17 @@ async function timed<T>(stats: SoakStats, op: Op, fn: () => Promise<Outcome<T>>)
   return outcome.value;
 }
 
-async function graphql(base: string, token: string, query: string, variables: Record<string, unknown>) {
+interface ProductPage {
+  products?: { data: { id: string }[]; paginatorInfo: { hasMorePages: boolean; endCursor: string | null } };
+}
+
+async function graphql<Data>(base: string, token: string, query: string, variables: Record<string, unknown>) {
   const res = await fetch(`${base}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify({ query, variables }),
   });
-  const body = (await res.json()) as { data?: any; errors?: { message: string }[] };
+  const body = (await res.json()) as { data?: Data; errors?: { message: string }[] };
   const ok = res.status === 200 && !body.errors;
   return { ok, what: ok ? '' : `${res.status} ${body.errors?.[0]?.message ?? ''}`, value: body.data };
 }
@@ -79,7 +83,7 @@ export async function runClient({ base, email, password, until, seed }: ClientSp
     const roll = random();
     if (roll < 0.55 || ids.length === 0) {
       const data = await timed(stats, 'page', () =>
-        graphql(base, token!, PAGE_QUERY, { first: 10 + Math.floor(random() * 40), after: cursor }),
+        graphql<ProductPage>(base, token!, PAGE_QUERY, { first: 10 + Math.floor(random() * 40), after: cursor }),
       );
       const page = data?.products;
       if (page) {

@@ -35,7 +35,7 @@ const fmt = (ms: number) => (Number.isNaN(ms) ? '-' : `${ms.toFixed(1)}ms`);
 export function startReporter(stats: SoakStats, rss: () => Promise<number | undefined>, started: number, everyMs: number) {
   const rssSeries: string[] = [];
   let lastTotal = 0;
-  const timer = setInterval(async () => {
+  const report = async () => {
     // Taken before the await below, while clients keep recording.
     const sorted = stats.takeWindow();
     const count = stats.total;
@@ -47,7 +47,9 @@ export function startReporter(stats: SoakStats, rss: () => Promise<number | unde
         `  errors=${stats.errorCount()}  p50=${fmt(percentile(sorted, 50))} p99=${fmt(percentile(sorted, 99))}  rss=${mb(now)}`,
     );
     lastTotal = count;
-  }, everyMs);
+  };
+  // A failed RSS reading loses one report line, not the soak run.
+  const timer = setInterval(() => void report().catch((err: unknown) => console.error('report failed:', err)), everyMs);
   return {
     /** Stops the reports; returns the RSS readings taken, for the summary. */
     stop(): string[] {

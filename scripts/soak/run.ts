@@ -34,7 +34,7 @@ if (!(clients >= 1) || !(durationMs > 0)) throw new Error('--clients and --minut
 
 const target = args.url
   ? await useRunningServer({ url: args.url, email: args.email, password: args.password, metricsToken: args['metrics-token'] })
-  : await startOwnServer({ adminUrl: args['database-url'], products: args.products!, clients });
+  : await startOwnServer({ adminUrl: args['database-url'], products: args.products, clients });
 const stats = new SoakStats();
 const started = Date.now();
 const until = started + durationMs;

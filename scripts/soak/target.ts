@@ -6,6 +6,7 @@ import pg from 'pg';
 import { seedCatalog } from '../../db/seeds/catalog.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createAuthService } from '../../src/modules/auth/index.ts';
+import type { Database } from '../../src/modules/index.ts';
 import { createDatabase } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { migrateToLatest } from '../../src/platform/migrate.ts';
@@ -46,7 +47,7 @@ export async function startOwnServer(opts: { adminUrl?: string; products: string
   const { databaseUrl, dataDir, drop } = await createScratchDatabase(opts.adminUrl);
   const config = loadConfig({ NODE_ENV: 'production', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir! }) });
   const logger = createLogger('warn');
-  const database = await createDatabase({ databaseUrl, dataDir: config.database.dataDir, poolSize: 2, logger });
+  const database = await createDatabase<Database>({ databaseUrl, dataDir: config.database.dataDir, poolSize: 2, logger });
   await migrateToLatest(database.db);
   await seedCatalog(database.db, { products: Number(opts.products), seed: 7 });
   const auth = createAuthService({ db: database.db, config: config.auth, logger });

@@ -50,15 +50,22 @@ export function withToken(headers: Record<string, string> = {}): Record<string, 
   return token && !has ? { ...headers, Authorization: `Bearer ${token}` } : headers;
 }
 
+/** A GraphQL or REST answer, as far as these calls read it: `errors` is a list GraphQL or fields' messages REST. */
+interface Answer {
+  data?: { me?: Me; token?: string };
+  errors?: unknown;
+  message?: string;
+}
+
 async function postJson(url: string, body: unknown, headers: Record<string, string>) {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...headers },
     body: JSON.stringify(body),
   });
-  let json: any = null;
+  let json: Answer | null = null;
   try {
-    json = await res.json();
+    json = (await res.json()) as Answer;
   } catch {
     // A proxy's HTML error page, say: the status alone speaks.
   }
@@ -70,8 +77,10 @@ export async function fetchMe(): Promise<Me | null> {
   if (!token) return null;
   const { status, json } = await postJson('/graphql', { query: ME_QUERY, operationName: 'Me' }, withToken());
   if (status === 401) return null;
-  if (!json?.data?.me) throw new Error(json?.errors?.[0]?.message ?? `The service answered ${status}.`);
-  return json.data.me as Me;
+  if (!json?.data?.me) {
+    throw new Error((json?.errors as { message?: string }[] | undefined)?.[0]?.message ?? `The service answered ${status}.`);
+  }
+  return json.data.me;
 }
 
 export async function login(email: string, password: string): Promise<void> {

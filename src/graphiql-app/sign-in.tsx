@@ -46,10 +46,14 @@ function SignInPanel() {
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
+    const field = (name: string) => {
+      const value = form.get(name);
+      return typeof value === 'string' ? value : '';
+    };
     setBusy(true);
     setError(null);
     try {
-      await login(String(form.get('email') ?? ''), String(form.get('password') ?? ''));
+      await login(field('email'), field('password'));
       // The schema was fetched without a token (and refused): fetch it again so Docs works at once.
       void introspect();
     } catch (e) {
@@ -93,7 +97,7 @@ function SignInPanel() {
           <p>{error ?? 'Checking your token…'}</p>
         )}
         <p className="pcs-note">Every tab’s requests and the schema fetch carry this token. It is kept in this browser tab only.</p>
-        <button type="button" className="graphiql-button" onClick={onSignOut} disabled={busy}>
+        <button type="button" className="graphiql-button" onClick={() => void onSignOut()} disabled={busy}>
           Sign out
         </button>
       </section>
@@ -103,7 +107,7 @@ function SignInPanel() {
   return (
     <section className="pcs-sign-in" aria-label="Sign in">
       <div className="graphiql-doc-explorer-title">Sign in</div>
-      <form onSubmit={onSubmit}>
+      <form onSubmit={(event) => void onSubmit(event)}>
         <label>
           Email
           <input name="email" type="email" autoComplete="username" required />

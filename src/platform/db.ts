@@ -68,13 +68,13 @@ export const PGLITE_OPTIONS = {
   parsers: { [INT8_OID]: (v: string) => v, [NUMERIC_OID]: (v: string) => v },
 };
 
-export function createPostgresDatabase(options: {
+export function createPostgresDatabase<DB = any>(options: {
   databaseUrl: string;
   poolSize: number;
   logger: Logger;
   connectTimeoutMs?: number | undefined;
   statementTimeoutMs?: number | undefined;
-}): DatabaseHandle {
+}): DatabaseHandle<DB> {
   const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString: options.databaseUrl,
@@ -92,7 +92,7 @@ export function createPostgresDatabase(options: {
   // process, while the query itself still fails (503).
   pool.on('connect', (client) => client.on('error', () => {}));
   const observers = queryObservers();
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: createPoolAdapter(pool) }), log: observers.log });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: createPoolAdapter(pool) }), log: observers.log });
   return {
     db,
     kind: 'postgres',

@@ -29,6 +29,7 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultS
   const result = await createMigrator(db).migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error');
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a thrown non-Error: its text is all there is
     const reason = result.error instanceof Error ? result.error.message : String(result.error);
     // The cause tells a caller whether the database was away (retry) or a migration is broken (stop).
     throw new Error(`Migration ${failed?.migrationName ?? '(setup)'} failed: ${reason}`, { cause: result.error });

@@ -86,7 +86,8 @@ export function listenPostgres(url: string, channels: readonly string[], options
     current.on('error', () => {});
     void current.end().catch(() => {});
     if (!closed) {
-      retry = setTimeout(connect, backoffMs);
+      // connect() catches its own failures: it drops the client and schedules the next try.
+      retry = setTimeout(() => void connect(), backoffMs);
       backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
     }
   };

@@ -35,7 +35,7 @@ describe('POST /api/v1/tokens', () => {
     const res = await create(adminToken, { name: ' storefront ', abilities: ['catalog:read'] });
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    const body = (await res.json()) as any;
+    const body = await res.json();
     expect(body).toMatchObject({ success: true, data: { name: 'storefront', abilities: ['catalog:read'], expires_at: null } });
     expect(body.data.token).toMatch(new RegExp(`^${body.data.id}\\|\\S{40,}$`));
     expect(body.data.created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -50,15 +50,15 @@ describe('POST /api/v1/tokens', () => {
 
   it("defaults to the caller's abilities, and the listing shows each token's", async () => {
     const res = await create(adminToken, { name: 'ci' });
-    const { data } = (await res.json()) as any;
+    const { data } = await res.json();
     expect(data.abilities).toEqual(['*']);
-    const list = (await (await fetch(`${t.url}/api/v1/tokens`, { headers: { authorization: `Bearer ${adminToken}` } })).json()) as any;
+    const list = (await (await fetch(`${t.url}/api/v1/tokens`, { headers: { authorization: `Bearer ${adminToken}` } })).json());
     expect(list.data.find((x: any) => x.id === data.id).abilities).toEqual(['*']);
     expect(list.data.find((x: any) => x.name === 'storefront').abilities).toEqual(['catalog:read']);
   });
 
   it('cannot grant more than the caller holds: 403, nothing stored', async () => {
-    const narrow = ((await (await create(adminToken, { name: 'narrow', abilities: ['catalog:read'] })).json()) as any).data.token;
+    const narrow = (await (await create(adminToken, { name: 'narrow', abilities: ['catalog:read'] })).json()).data.token;
     const before = await tokenCount();
     for (const abilities of [['*'], ['catalog:write'], ['catalog:read', 'catalog:write']]) {
       const res = await create(narrow, { name: 'wider', abilities });
@@ -71,18 +71,18 @@ describe('POST /api/v1/tokens', () => {
   it("lets a non-admin mint catalog:write, which still never writes: the role limits the scopes", async () => {
     const res = await create(userToken, { name: 'hopeful', abilities: ['catalog:write', 'catalog:read'] });
     expect(res.status).toBe(201);
-    const { data } = (await res.json()) as any;
+    const { data } = await res.json();
     expect((await t.graphql(WRITE, { token: data.token })).status).toBe(403);
   });
 
   it('never outlives the token that created it', async () => {
     const soon = new Date(Date.now() + 60_000);
-    const parent = ((await (await create(adminToken, { name: 'parent', expires_at: soon.toISOString() })).json()) as any).data;
+    const parent = (await (await create(adminToken, { name: 'parent', expires_at: soon.toISOString() })).json()).data;
     expect(parent.expires_at).toBe(soon.toISOString());
     const later = new Date(Date.now() + 3_600_000).toISOString();
-    const child = ((await (await create(parent.token, { name: 'child', expires_at: later })).json()) as any).data;
+    const child = (await (await create(parent.token, { name: 'child', expires_at: later })).json()).data;
     expect(child.expires_at).toBe(soon.toISOString());
-    const unset = ((await (await create(parent.token, { name: 'child2' })).json()) as any).data;
+    const unset = (await (await create(parent.token, { name: 'child2' })).json()).data;
     expect(unset.expires_at).toBe(soon.toISOString());
   });
 
@@ -101,7 +101,7 @@ describe('POST /api/v1/tokens', () => {
     for (const [body, errors] of cases) {
       const res = await create(adminToken, body);
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(422);
-      expect(((await res.json()) as any).errors).toEqual(errors);
+      expect((await res.json()).errors).toEqual(errors);
     }
     expect((await create(adminToken, 'name=x', 'application/x-www-form-urlencoded')).status).toBe(415);
     expect((await create(adminToken, 'x'.repeat(20_000))).status).toBe(413);

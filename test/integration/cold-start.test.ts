@@ -42,7 +42,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`starting while the database is down 
       });
       expect(gql.status).toBe(503);
       expect(gql.headers.get('retry-after')).toMatch(/^\d+$/);
-      expect(((await gql.json()) as any).errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
+      expect((await gql.json()).errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
 
       // It keeps trying (and keeps running) while the database stays away.
       await server.waitForLog((l) => l.msg === 'database not reachable; retrying' && l.attempt >= 3, 30_000);

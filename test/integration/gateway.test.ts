@@ -92,7 +92,7 @@ async function viaGateway(query: string, variables: Record<string, unknown>, aut
     headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
     body: JSON.stringify({ query, variables }),
   });
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, body: await res.json() };
 }
 
 describe.skipIf(!installed)('through Hive Gateway (test/gateway)', () => {
@@ -112,7 +112,7 @@ describe.skipIf(!installed)('through Hive Gateway (test/gateway)', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: '{ _service { sdl } }' }),
-    }).then(async (r) => ((await r.json()) as any).data._service.sdl);
+    }).then(async (r) => (await r.json()).data._service.sdl);
     const composed = composeServices([
       { name: 'catalog', url: `${t.url}/graphql`, typeDefs: parse(catalogSdl) },
       { name: 'promotions', url: promotionsUrl, typeDefs: parse(promotionsSdl) },

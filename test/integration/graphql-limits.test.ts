@@ -230,7 +230,7 @@ describe('batching and body size', () => {
       duplex: 'half',
     } as RequestInit);
     expect(res.status).toBe(413);
-    const json = (await res.json()) as any;
+    const json = await res.json();
     expect(json.errors[0].extensions.code).toBe('REQUEST_ENTITY_TOO_LARGE');
   });
 

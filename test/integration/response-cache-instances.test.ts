@@ -42,7 +42,7 @@ describePg('the response and token caches on two instances (PostgreSQL notificat
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ query: PRODUCT, variables: { id: productId } }),
     });
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, body: await res.json() };
   };
   const nameOn = async (instance: ServerProcess) => (await ask(instance)).body.data?.product?.name as string | undefined;
   const hits = async (instance: ServerProcess) => {

@@ -23,11 +23,11 @@ function start(port: number): Promise<{ child: ChildProcess; output: () => strin
   const child = spawn(process.execPath, serviceNodeArgs(), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no start within 120 s:\n${out}`)), 120_000);
-    child.stdout!.on('data', () => {
+    child.stdout.on('data', () => {
       if (out.includes('GraphiQL:')) {
         clearTimeout(timer);
         resolve({ child, output: () => out });
@@ -76,7 +76,7 @@ describe('npm start on the embedded database', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${data.token}` },
       body: JSON.stringify({ query }),
     });
-    const body = (await res.json()) as any;
+    const body = await res.json();
     expect(body.errors).toBeUndefined();
     expect(body.data.product.steps).toHaveLength(5);
     expect(body.data.product.steps[0].components[0].customisations).toHaveLength(3);
@@ -110,7 +110,7 @@ describe('npm start on the embedded database', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${data.token}` },
       body: JSON.stringify({ query: 'mutation { createProduct(input: { name: "Tried it", sku: "DEMO-TRY-1" }) { id sku } }' }),
     });
-    expect(((await write.json()) as any).data.createProduct.sku).toBe('DEMO-TRY-1');
+    expect((await write.json()).data.createProduct.sku).toBe('DEMO-TRY-1');
     expect(await stop(first.child)).toBe(0);
 
     // Second start: same data, no new demo user, no password printed.
@@ -140,8 +140,8 @@ describe('npm start on a tree that was never built', () => {
       const child = spawn('npm', ['start'], { cwd: tree, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       children.push(child);
       let out = '';
-      child.stdout!.on('data', (d) => (out += d));
-      child.stderr!.on('data', (d) => (out += d));
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
       await expect
         .poll(() => out, { timeout: 120_000, interval: 200 })
         .toContain('GraphiQL:');

@@ -88,7 +88,7 @@ describe('GraphQL', () => {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
         body,
       });
-      const json = (await res.json()) as any;
+      const json = await res.json();
       expect(json.errors[0].extensions).toMatchObject({
         code: 'BAD_USER_INPUT',
         validation: { [`${at}.name`]: [TEXT_MESSAGE('name')] },
@@ -154,7 +154,7 @@ describe('REST', () => {
     }
     const invisible = await post('/api/v1/tokens', JSON.stringify({ name: '\u200b\u200b' }), admin);
     expect(invisible.status).toBe(422);
-    expect(((await invisible.json()) as any).errors).toEqual({ name: ['The name field is required.'] });
+    expect((await invisible.json()).errors).toEqual({ name: ['The name field is required.'] });
     expect(await tokenCount()).toBe(count);
     expectQuietLog(logFrom);
   });
@@ -167,7 +167,7 @@ describe('REST', () => {
     ] as const) {
       const res = await post('/api/v1/login', JSON.stringify(body));
       expect(res.status).toBe(422);
-      expect(((await res.json()) as any).errors).toEqual({ [field]: [TEXT_MESSAGE(field)] });
+      expect((await res.json()).errors).toEqual({ [field]: [TEXT_MESSAGE(field)] });
     }
     expectQuietLog(logFrom);
   });

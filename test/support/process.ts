@@ -38,7 +38,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   const logs: Record<string, any>[] = [];
   const waiters = new Set<() => void>();
   let buffered = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     buffered += chunk;
     const parts = buffered.split('\n');
     buffered = parts.pop()!;
@@ -53,11 +53,11 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     for (const wake of waiters) wake();
   });
   let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   // 'exit' can come before the last of stdout has been read: wait for its end too (a worker that
   // outlives the primary keeps the pipe open, hence the bound).
   const stdoutEnded = new Promise<void>((resolve) => {
-    child.stdout!.once('end', resolve);
+    child.stdout.once('end', resolve);
     child.once('exit', () => setTimeout(resolve, 2_000).unref());
   });
   let outputDone = false;

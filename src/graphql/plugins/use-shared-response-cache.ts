@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { useResponseCache } from '@graphql-yoga/plugin-response-cache';
-import { getOperationAST, isObjectType, type GraphQLSchema } from 'graphql';
+import { getOperationAST, isObjectType, OperationTypeNode, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLContext, PublicFields } from '../context.ts';
 import { UNCACHEABLE, type ResponseStore } from '../response-cache.ts';
@@ -55,7 +55,7 @@ export function useSharedResponseCache(store: ResponseStore, schema: GraphQLSche
     }) as Plugin,
     {
       onExecute({ args }) {
-        if (getOperationAST(args.document, args.operationName)?.operation === 'mutation') {
+        if (getOperationAST(args.document, args.operationName)?.operation === OperationTypeNode.MUTATION) {
           return { onExecuteDone: () => store.clear() };
         }
         if (store.available) store.countMiss();

@@ -39,7 +39,7 @@ const columns = [
 ] as const;
 
 export async function findConfigurationsByIds(db: ConfigurationDb, ids: readonly string[]): Promise<ConfigurationRow[]> {
-  return (await db.selectFrom('configurations').select(columns).where('id', '=', sql<string>`ANY(${ids}::text[])`).execute()) as ConfigurationRow[];
+  return (await db.selectFrom('configurations').select(columns).where('id', '=', sql<string>`ANY(${ids}::text[])`).execute());
 }
 
 // Any 32-bit number names this lock space; the second key is the user's.
@@ -81,12 +81,12 @@ export async function insertConfigurationWithinRate(
       .onConflict((oc) => oc.column('id').doNothing())
       .returning(columns)
       .executeTakeFirst();
-    return { inserted: (inserted as ConfigurationRow | undefined) ?? null };
+    return { inserted: inserted ?? null };
   });
 }
 
 export async function deleteConfiguration(db: ConfigurationDb, id: string): Promise<ConfigurationRow | null> {
-  return ((await db.deleteFrom('configurations').where('id', '=', id).returning(columns).executeTakeFirst()) as ConfigurationRow | undefined) ?? null;
+  return (await db.deleteFrom('configurations').where('id', '=', id).returning(columns).executeTakeFirst()) ?? null;
 }
 
 /** Deletes configurations saved more than `days` days ago; returns how many. */

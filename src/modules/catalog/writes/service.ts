@@ -26,8 +26,10 @@ const TAKEN: Record<DuplicateKey['key'], string> = {
 const NOUN: Record<Owned, string> = { product: 'product', step: 'step', component: 'component', customisation: 'customisation' };
 
 /** A dry run rolls its transaction back by throwing its result. */
-class DryRun<T> {
-  constructor(readonly result: T) {}
+class DryRun<T> extends Error {
+  constructor(readonly result: T) {
+    super('dry run');
+  }
 }
 
 export interface WriteContext {

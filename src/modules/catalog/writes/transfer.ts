@@ -183,7 +183,7 @@ export async function importCatalog(
     report({ index, sku, outcome: 'failed', errors: { [`products.${index}`]: [message] } });
   }
 
-  const iterator = Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : (items as Iterable<ImportItem>)[Symbol.iterator]();
+  const iterator = Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : items[Symbol.iterator]();
   let bytesInFlight = 0;
   let running = 0;
   let released: (() => void) | undefined;
