@@ -118,7 +118,8 @@ async function userCreate(args: string[]): Promise<void> {
 }
 
 /** Through the auth service, as the server does: hashing, listing and revoking live in one place. */
-const authService = (ctx: CliContext): AuthService => createAuthService({ db: ctx.database.db, config: ctx.config.auth, logger: ctx.logger });
+const authService = (ctx: CliContext): AuthService =>
+  createAuthService({ db: ctx.database.db, config: ctx.config.auth, logger: ctx.logger });
 
 const formatTime = (d: Date | null) => (d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-');
 
@@ -173,7 +174,10 @@ async function tokenCreate(args: string[]): Promise<void> {
     abilities: values.abilities?.split(',').map((a) => a.trim()),
     expires_at: values['expires-at'],
   });
-  if (!parsed.success) throw usageError(parsed.error.issues.map((i) => `--${String(i.path[0]).replace('_', '-')}: ${i.message}`).join('\n'));
+  if (!parsed.success)
+    throw usageError(
+      parsed.error.issues.map((i) => `--${String(i.path[0]).replace('_', '-')}: ${i.message}`).join('\n'),
+    );
 
   await withDatabase(async (ctx) => {
     await ensureMigrated(ctx);
@@ -190,7 +194,8 @@ async function tokenCreate(args: string[]): Promise<void> {
         expiresAt: parsed.data.expires_at,
       })
       .catch((err: unknown) => {
-        if (err instanceof ValidationFailed) throw new CliError(`${email}: ${Object.values(err.errors).flat().join(' ')}`);
+        if (err instanceof ValidationFailed)
+          throw new CliError(`${email}: ${Object.values(err.errors).flat().join(' ')}`);
         throw err;
       });
     const { token, summary } = created;
@@ -239,14 +244,20 @@ async function configurationsPrune(args: string[]): Promise<void> {
   const { values } = parseCommandLine(args, { days: { type: 'string' } });
   await withDatabase(async (ctx) => {
     const days =
-      values.days === undefined ? ctx.config.configurations.retentionDays : parseWholeNumber('--days', values.days, { min: 1, max: 36_500 });
+      values.days === undefined
+        ? ctx.config.configurations.retentionDays
+        : parseWholeNumber('--days', values.days, { min: 1, max: 36_500 });
     if (days === undefined) {
-      process.stdout.write('CONFIGURATION_RETENTION_DAYS is unset and no --days given: saved configurations are kept.\n');
+      process.stdout.write(
+        'CONFIGURATION_RETENTION_DAYS is unset and no --days given: saved configurations are kept.\n',
+      );
       return;
     }
     await ensureMigrated(ctx);
     const deleted = await deleteConfigurationsOlderThan(ctx.database.db, days);
-    process.stdout.write(`Deleted ${deleted} configuration${deleted === 1 ? '' : 's'} saved more than ${days} day${days === 1 ? '' : 's'} ago.\n`);
+    process.stdout.write(
+      `Deleted ${deleted} configuration${deleted === 1 ? '' : 's'} saved more than ${days} day${days === 1 ? '' : 's'} ago.\n`,
+    );
   });
 }
 
@@ -269,7 +280,9 @@ runCli(async () => {
   }
   const run = command === undefined ? undefined : COMMANDS.get(command);
   if (!run) {
-    process.stderr.write(`${command === undefined ? 'No command given.' : `Unknown command '${command}'.`}\n\n${USAGE}`);
+    process.stderr.write(
+      `${command === undefined ? 'No command given.' : `Unknown command '${command}'.`}\n\n${USAGE}`,
+    );
     return EXIT_USAGE;
   }
   return (await run(args)) ?? 0;

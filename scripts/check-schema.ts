@@ -40,7 +40,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   // Both sides as published (printed, as introspection shows them): applied
   // directives such as @key are not part of the client contract, and the
   // federation contract is checked by composition instead.
-  const current = values.schema ? fs.readFileSync(path.resolve(values.schema), 'utf8') : printSchemaFile(serviceSchema());
+  const current = values.schema
+    ? fs.readFileSync(path.resolve(values.schema), 'utf8')
+    : printSchemaFile(serviceSchema());
   const { breaking, report } = await checkSchema(
     fs.readFileSync(baselineFile, 'utf8'),
     current,

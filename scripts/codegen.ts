@@ -14,11 +14,14 @@ import { MODULES } from '../src/modules/index.ts';
 
 const MODULES_DIR = fileURLToPath(new URL('../src/modules/', import.meta.url));
 
-export const resolverTypesFile = (moduleName: string) => path.join(MODULES_DIR, moduleName, 'generated/resolvers-types.ts');
+export const resolverTypesFile = (moduleName: string) =>
+  path.join(MODULES_DIR, moduleName, 'generated/resolvers-types.ts');
 
 /** The modules whose resolvers are typed by generated code. */
 export const typedModules = () =>
-  Object.values(MODULES).flatMap((m) => ('graphql' in m && m.graphql.codegen ? [{ name: m.name, graphql: m.graphql }] : []));
+  Object.values(MODULES).flatMap((m) =>
+    'graphql' in m && m.graphql.codegen ? [{ name: m.name, graphql: m.graphql }] : [],
+  );
 
 export async function generateResolverTypes(moduleName: string): Promise<string> {
   const module = typedModules().find((m) => m.name === moduleName);

@@ -31,7 +31,12 @@ const { values: opts } = parseArgs({
   },
 });
 
-if (opts.help || !opts.token || !['mix', 'product', 'page'].includes(opts.query) || !['zipf', 'uniform'].includes(opts.distribution)) {
+if (
+  opts.help ||
+  !opts.token ||
+  !['mix', 'product', 'page'].includes(opts.query) ||
+  !['zipf', 'uniform'].includes(opts.distribution)
+) {
   console.error(
     'usage: npm run loadtest -- --url U --token T [--query mix|product|page] [--distribution zipf|uniform] [--connections 50] [--duration 30] [--sample 10000]\n' +
       '  T is a bearer token from POST /api/v1/login (or npm run admin).',
@@ -41,7 +46,11 @@ if (opts.help || !opts.token || !['mix', 'product', 'page'].includes(opts.query)
 
 const base = opts.url.replace(/\/+$/, '');
 const endpoint = `${base}/graphql`;
-const headers = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${opts.token}` };
+const headers = {
+  'content-type': 'application/json',
+  accept: 'application/json',
+  authorization: `Bearer ${opts.token}`,
+};
 const connections = Number(opts.connections);
 const duration = Number(opts.duration);
 
@@ -93,7 +102,8 @@ async function main(): Promise<number> {
   };
   const product = draw(products);
   const page = draw(pages);
-  const next = opts.query === 'product' ? product : opts.query === 'page' ? page : () => (rng() < 0.78 ? page() : product());
+  const next =
+    opts.query === 'product' ? product : opts.query === 'page' ? page : () => (rng() < 0.78 ? page() : product());
   process.stderr.write(
     `${opts.query} (${opts.distribution}): ${products.length} products, ${pages.length} pages, ${connections} connections, ${duration} s\n\n`,
   );
@@ -137,14 +147,22 @@ async function main(): Promise<number> {
 
   const result = await new Promise<Result>((resolve) => instance.once('done', resolve));
   times.sort((a, b) => a - b);
-  const percentile = (q: number) => (times.length ? times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(1) : '-');
-  const label = { product: 'product(id) full depth', page: 'products(first: 20, after) full depth', mix: '78 % pages, 22 % product(id), full depth' };
+  const percentile = (q: number) =>
+    times.length ? times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(1) : '-';
+  const label = {
+    product: 'product(id) full depth',
+    page: 'products(first: 20, after) full depth',
+    mix: '78 % pages, 22 % product(id), full depth',
+  };
   const rows: [string, string][] = [
     ['query', `${label[opts.query as keyof typeof label]}, ${opts.distribution}`],
     ['connections', String(connections)],
     ['duration', `${result.duration.toFixed(1)} s`],
     ['requests', String(result.requests.total)],
-    ['req/s (mean / stdev / min)', `${result.requests.average.toFixed(0)} / ${result.requests.stddev.toFixed(0)} / ${result.requests.min}`],
+    [
+      'req/s (mean / stdev / min)',
+      `${result.requests.average.toFixed(0)} / ${result.requests.stddev.toFixed(0)} / ${result.requests.min}`,
+    ],
     ['latency p50', `${result.latency.p50} ms`],
     ['latency p90', `${result.latency.p90} ms`],
     ['latency p95', `${percentile(0.95)} ms`],

@@ -94,7 +94,15 @@ async function main(): Promise<void> {
     else await timing();
   } finally {
     // Its own users only; their tokens go with them (ON DELETE CASCADE).
-    if (users.length > 0) await database.db.deleteFrom('users').where('id', 'in', users.map((u) => u.id)).execute();
+    if (users.length > 0)
+      await database.db
+        .deleteFrom('users')
+        .where(
+          'id',
+          'in',
+          users.map((u) => u.id),
+        )
+        .execute();
     await app.close();
     await database.close();
     if (tempDir) await fs.rm(tempDir, { recursive: true, force: true });
@@ -185,7 +193,9 @@ async function main(): Promise<void> {
     console.log(`logins: ${total} correct, ${concurrency} at a time, in ${seconds.toFixed(2)} s`);
     console.log(`statuses: ${[...statuses].map(([s, n]) => `${s}×${n}`).join(', ')}`);
     console.log(`successful logins/s: ${(ok / seconds).toFixed(1)}   answers/s: ${(total / seconds).toFixed(1)}`);
-    console.log(`GraphQL median idle: ${ms(median(idle))}   during the burst: ${ms(median(during))} (${during.length} probes, all 200)`);
+    console.log(
+      `GraphQL median idle: ${ms(median(idle))}   during the burst: ${ms(median(during))} (${during.length} probes, all 200)`,
+    );
   }
 }
 

@@ -4,7 +4,13 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { evaluate, MAX_SELECTIONS, type ProductTree, type Selection, type TreeRule } from '../src/modules/catalog/index.ts';
+import {
+  evaluate,
+  MAX_SELECTIONS,
+  type ProductTree,
+  type Selection,
+  type TreeRule,
+} from '../src/modules/catalog/index.ts';
 import type { Database } from '../src/modules/index.ts';
 import { createDatabase, databaseOptions } from '../src/platform/db.ts';
 import { createLogger } from '../src/platform/logger.ts';
@@ -39,7 +45,10 @@ const config = loadConfig({
 const limits = config.catalog.writeLimits;
 const steps = limits.maxSteps;
 const componentsPerStep = Math.min(limits.maxComponentsPerStep, Math.floor(limits.maxComponentsPerProduct / steps));
-const customisationsPerComponent = Math.min(limits.maxCustomisationsPerComponent, Math.floor(limits.maxCustomisationsPerProduct / (steps * componentsPerStep)));
+const customisationsPerComponent = Math.min(
+  limits.maxCustomisationsPerComponent,
+  Math.floor(limits.maxCustomisationsPerProduct / (steps * componentsPerStep)),
+);
 const customisations = steps * componentsPerStep * customisationsPerComponent;
 const ruleCount = Number(values.rules ?? customisations);
 // A customer's text: long enough to matter, short enough that 1,000 of them fit the 1 MiB body limit.
@@ -82,8 +91,12 @@ function rules(options: string[][], chosen: number, hostile: boolean): Omit<Tree
     if (a === b) continue;
     const kind = hostile || i % 2 === 1 ? 'EXCLUDES' : 'REQUIRES';
     const customisationId = options[a]![0]!;
-    const otherCustomisationId = hostile || kind === 'REQUIRES' ? options[b]![0]! : options[b]![1 + (i % (customisationsPerComponent - 1))]!;
-    const key = kind === 'EXCLUDES' ? [kind, ...[customisationId, otherCustomisationId].sort()].join() : [kind, customisationId, otherCustomisationId].join();
+    const otherCustomisationId =
+      hostile || kind === 'REQUIRES' ? options[b]![0]! : options[b]![1 + (i % (customisationsPerComponent - 1))]!;
+    const key =
+      kind === 'EXCLUDES'
+        ? [kind, ...[customisationId, otherCustomisationId].sort()].join()
+        : [kind, customisationId, otherCustomisationId].join();
     if (seen.has(key)) continue;
     seen.add(key);
     out.push({ kind, customisationId, otherCustomisationId, message: null });
@@ -92,13 +105,18 @@ function rules(options: string[][], chosen: number, hostile: boolean): Omit<Tree
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const show = (xs: number[]) => `median ${median(xs).toFixed(1).padStart(7)} ms, max ${Math.max(...xs).toFixed(1).padStart(7)} ms`;
+const show = (xs: number[]) =>
+  `median ${median(xs).toFixed(1).padStart(7)} ms, max ${Math.max(...xs)
+    .toFixed(1)
+    .padStart(7)} ms`;
 
 const admin = new pg.Client({ connectionString: adminUrl });
 await admin.connect();
 await admin.query(`DROP DATABASE IF EXISTS ${name}`);
 await admin.query(`CREATE DATABASE ${name}`);
-const database = await createDatabase<Database>(databaseOptions(config.database, createLogger('warn', process.stderr), { poolSize: 4 }));
+const database = await createDatabase<Database>(
+  databaseOptions(config.database, createLogger('warn', process.stderr), { poolSize: 4 }),
+);
 let exitCode = 0;
 try {
   await migrateToLatest(database.db);
@@ -107,12 +125,24 @@ try {
   const app = await createApp(config, { database, logger: createLogger('warn', process.stderr) });
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const user = { name: 'Measure', email: 'measure@measure.invalid', password: 'measure-configure-password', isAdmin: true };
+  const user = {
+    name: 'Measure',
+    email: 'measure@measure.invalid',
+    password: 'measure-configure-password',
+    isAdmin: true,
+  };
   await app.modules.auth.service.createUser(user);
-  const login = await fetch(`${base}/api/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(user) });
+  const login = await fetch(`${base}/api/v1/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(user),
+  });
   const token = ((await login.json()) as { data: { token: string } }).data.token;
 
-  async function graphql(query: string, variables: unknown): Promise<{ ms: number; statements: number; bytes: number; body: any }> {
+  async function graphql(
+    query: string,
+    variables: unknown,
+  ): Promise<{ ms: number; statements: number; bytes: number; body: any }> {
     await new Promise((resolve) => setTimeout(resolve, 20));
     const before = statements;
     const start = performance.now();
@@ -124,11 +154,14 @@ try {
     const text = await res.text();
     const ms = performance.now() - start;
     const body = JSON.parse(text);
-    if (res.status !== 200 || body.errors) throw new Error(`${res.status} ${JSON.stringify(body.errors).slice(0, 500)}`);
+    if (res.status !== 200 || body.errors)
+      throw new Error(`${res.status} ${JSON.stringify(body.errors).slice(0, 500)}`);
     return { ms, statements: statements - before, bytes: Buffer.byteLength(text), body };
   }
 
-  const created = await graphql('mutation ($input: CreateProductInput!) { createProduct(input: $input) { id } }', { input: productInput('largest') });
+  const created = await graphql('mutation ($input: CreateProductInput!) { createProduct(input: $input) { id } }', {
+    input: productInput('largest'),
+  });
   const productId: string = created.body.data.createProduct.id;
   // Catalogue order: step order, component position then id, customisation id.
   const { rows } = await database.db
@@ -190,7 +223,8 @@ try {
     let start = performance.now();
     const ok = evaluate(validTree, sent);
     engine.valid.push(performance.now() - start);
-    if (ok.violations.length > 0) throw new Error(`the valid selection has violations: ${JSON.stringify(ok.violations.slice(0, 3))}`);
+    if (ok.violations.length > 0)
+      throw new Error(`the valid selection has violations: ${JSON.stringify(ok.violations.slice(0, 3))}`);
     start = performance.now();
     hostileViolations = evaluate(hostileTree, sent).violations.length;
     engine.hostile.push(performance.now() - start);
@@ -216,7 +250,8 @@ try {
   };
   const CONFIGURE = `query ($p: ID!, $s: [SelectionInput!]!) { configure(productId: $p, selections: $s) {
     valid violations { code message customisationId otherCustomisationId } price { base { amount } lines { customisationId name mode amount { amount } } total { amount currency } } } }`;
-  const SAVE = 'mutation ($p: ID!, $s: [SelectionInput!]!) { saveConfiguration(productId: $p, selections: $s) { id price { total { amount } } } }';
+  const SAVE =
+    'mutation ($p: ID!, $s: [SelectionInput!]!) { saveConfiguration(productId: $p, selections: $s) { id price { total { amount } } } }';
   const READ = `query ($id: ID!) { configuration(id: $id) { id valid changedSince selections { customisationId name value price { amount } mode }
     price { total { amount } } currentPrice { total { amount } } } }`;
   const http = { valid: [] as number[], hostile: [] as number[], save: [] as number[], read: [] as number[] };
@@ -231,7 +266,8 @@ try {
     http.save.push(saved.ms);
     cost.save = saved.statements;
     const read = await graphql(READ, { id: saved.body.data.saveConfiguration.id });
-    if (read.body.data.configuration.selections.length !== chosen) throw new Error('configuration: not every selection came back');
+    if (read.body.data.configuration.selections.length !== chosen)
+      throw new Error('configuration: not every selection came back');
     http.read.push(read.ms);
     Object.assign(cost, { read: read.statements, readBytes: read.bytes });
   }
@@ -252,11 +288,19 @@ try {
   );
   console.log(`engine, valid, every rule holds:         ${show(engine.valid)}`);
   console.log(`engine, hostile, every rule fires:       ${show(engine.hostile)} (${hostileViolations} violations)`);
-  console.log(`configure over HTTP, valid:              ${show(http.valid)}, ${cost.valid} statements, ${kb(cost.validBytes)} answer`);
-  console.log(`configure over HTTP, hostile:            ${show(http.hostile)}, ${cost.hostile} statements, ${kb(cost.hostileBytes)} answer`);
+  console.log(
+    `configure over HTTP, valid:              ${show(http.valid)}, ${cost.valid} statements, ${kb(cost.validBytes)} answer`,
+  );
+  console.log(
+    `configure over HTTP, hostile:            ${show(http.hostile)}, ${cost.hostile} statements, ${kb(cost.hostileBytes)} answer`,
+  );
   console.log(`saveConfiguration over HTTP:             ${show(http.save)}, ${cost.save} statements`);
-  console.log(`configuration(id) read back over HTTP:   ${show(http.read)}, ${cost.read} statements, ${kb(cost.readBytes)} answer`);
-  console.log(`execution timeout: ${config.graphql.executionTimeoutMs} ms; load average ${os.loadavg()[0]!.toFixed(1)}`);
+  console.log(
+    `configuration(id) read back over HTTP:   ${show(http.read)}, ${cost.read} statements, ${kb(cost.readBytes)} answer`,
+  );
+  console.log(
+    `execution timeout: ${config.graphql.executionTimeoutMs} ms; load average ${os.loadavg()[0]!.toFixed(1)}`,
+  );
   const slowest = Math.max(...Object.values(http).flat());
   if (slowest > config.graphql.executionTimeoutMs / 2) {
     console.log('a request took over half the execution timeout: too close');

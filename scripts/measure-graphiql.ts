@@ -79,9 +79,13 @@ try {
   console.log('bytes sent                   no encoding          br        gzip');
   for (const [url, row] of sizes) {
     for (const k of ['identity', 'br', 'gzip'] as const) total[k] += row[k]!;
-    console.log(`${url.padEnd(50)} ${String(row.identity).padStart(10)} ${String(row.br).padStart(11)} ${String(row.gzip).padStart(11)}`);
+    console.log(
+      `${url.padEnd(50)} ${String(row.identity).padStart(10)} ${String(row.br).padStart(11)} ${String(row.gzip).padStart(11)}`,
+    );
   }
-  console.log(`${'total'.padEnd(50)} ${String(total.identity).padStart(10)} ${String(total.br).padStart(11)} ${String(total.gzip).padStart(11)}`);
+  console.log(
+    `${'total'.padEnd(50)} ${String(total.identity).padStart(10)} ${String(total.br).padStart(11)} ${String(total.gzip).padStart(11)}`,
+  );
 
   // Clients that ask for the largest resource without compression and never read.
   const [largest] = [...sizes].sort((a, b) => b[1].identity! - a[1].identity!)[0]!;
@@ -110,7 +114,9 @@ try {
         }),
     ),
   );
-  const counts = Object.entries(statuses.reduce<Record<string, number>>((m, s) => ({ ...m, [s]: (m[s] ?? 0) + 1 }), {}));
+  const counts = Object.entries(
+    statuses.reduce<Record<string, number>>((m, s) => ({ ...m, [s]: (m[s] ?? 0) + 1 }), {}),
+  );
   console.log(`\nserver RSS with ${SOCKETS} clients requesting ${largest} (no encoding) and never reading:`);
   console.log(`  before ${before.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB (+${(peak - before).toFixed(0)} MiB)`);
   console.log(`  answers: ${counts.map(([s, n]) => `${n} × ${s}`).join(', ')}`);

@@ -17,7 +17,12 @@ import pg from 'pg';
  */
 
 const { values } = parseArgs({
-  options: { 'giant-mb': { type: 'string', default: '200' }, products: { type: 'string', default: '25000' }, invalid: { type: 'boolean', default: false }, 'nul-at': { type: 'string' } },
+  options: {
+    'giant-mb': { type: 'string', default: '200' },
+    products: { type: 'string', default: '25000' },
+    invalid: { type: 'boolean', default: false },
+    'nul-at': { type: 'string' },
+  },
 });
 const giantMb = Number(values['giant-mb']);
 const products = Number(values.products);
@@ -31,7 +36,8 @@ const url = Object.assign(new URL(adminUrl), { pathname: `/${database}` }).toStr
 async function writeFile(file: string, entries: Iterable<string | Iterable<string>>): Promise<number> {
   const out = fs.createWriteStream(file);
   let first = true;
-  const put = (s: string) => (out.write(s) ? Promise.resolve() : new Promise<void>((resolve) => out.once('drain', () => resolve())));
+  const put = (s: string) =>
+    out.write(s) ? Promise.resolve() : new Promise<void>((resolve) => out.once('drain', () => resolve()));
   await put('{"products":[');
   for (const entry of entries) {
     await put(first ? '\n' : ',\n');
@@ -64,7 +70,11 @@ function* catalogue(): Iterable<string> {
       components: Array.from({ length: 4 }, (_, c) => ({
         name: `Component ${c} of step ${s}`,
         position: c,
-        customisations: Array.from({ length: 3 }, (_, x) => ({ name: `Option ${x} (${p}.${s}.${c})`, type: 'dropdown', price: (p % 1000) + x / 4 + (values.invalid && s + c + x === 9 ? 0.005 : 0) })),
+        customisations: Array.from({ length: 3 }, (_, x) => ({
+          name: `Option ${x} (${p}.${s}.${c})`,
+          type: 'dropdown',
+          price: (p % 1000) + x / 4 + (values.invalid && s + c + x === 9 ? 0.005 : 0),
+        })),
       })),
     }));
     const name = `Generated product number ${p}${p + 1 === nulAt ? '\u0000' : ''}`;
@@ -74,15 +84,22 @@ function* catalogue(): Iterable<string> {
 
 function measure(file: string): { seconds: number; peakMiB: number; code: number | null; summary: string } {
   const start = performance.now();
-  const res = spawnSync('/usr/bin/time', ['-v', process.execPath, '--import', 'tsx', 'scripts/admin.ts', 'catalog:import', file], {
-    // A busy machine makes statements slower than the server's 2 s default: the measure is of memory.
-    env: { DATABASE_STATEMENT_TIMEOUT_MS: '60000', ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const res = spawnSync(
+    '/usr/bin/time',
+    ['-v', process.execPath, '--import', 'tsx', 'scripts/admin.ts', 'catalog:import', file],
+    {
+      // A busy machine makes statements slower than the server's 2 s default: the measure is of memory.
+      env: { DATABASE_STATEMENT_TIMEOUT_MS: '60000', ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   const seconds = (performance.now() - start) / 1000;
   const kb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(res.stderr)?.[1]);
-  const lines = [...res.stdout.trim().split('\n').slice(0, 3), ...res.stderr.split('\n').filter((l) => l.startsWith('Error'))];
+  const lines = [
+    ...res.stdout.trim().split('\n').slice(0, 3),
+    ...res.stderr.split('\n').filter((l) => l.startsWith('Error')),
+  ];
   return { seconds, peakMiB: kb / 1024, code: res.status, summary: lines.join(' | ').slice(0, 400) };
 }
 
@@ -91,16 +108,25 @@ await admin.connect();
 try {
   await admin.query(`DROP DATABASE IF EXISTS ${database}`);
   await admin.query(`CREATE DATABASE ${database}`);
-  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], { env: { ...process.env, DATABASE_URL: url }, stdio: 'ignore' });
+  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], {
+    env: { ...process.env, DATABASE_URL: url },
+    stdio: 'ignore',
+  });
   console.log(`${os.cpus().length} CPUs, Node ${process.version}`);
   const runs: [string, () => Iterable<string | Iterable<string>>][] = [];
   if (giantMb > 0) runs.push([`giant (one ${giantMb}-million-character name)`, giant]);
-  if (products > 0) runs.push([`catalogue (${products} products${values.invalid ? ', each invalid' : ''}${nulAt ? `, a NUL in product ${nulAt}'s name` : ''})`, catalogue]);
+  if (products > 0)
+    runs.push([
+      `catalogue (${products} products${values.invalid ? ', each invalid' : ''}${nulAt ? `, a NUL in product ${nulAt}'s name` : ''})`,
+      catalogue,
+    ]);
   for (const [label, entries] of runs) {
     const file = path.join(dir, 'import.json');
     const bytes = await writeFile(file, entries());
     const m = measure(file);
-    console.log(`${label}: ${(bytes / 1e6).toFixed(0)} MB file, exit ${m.code}, ${m.seconds.toFixed(1)} s, peak RSS ${m.peakMiB.toFixed(0)} MiB\n  ${m.summary}`);
+    console.log(
+      `${label}: ${(bytes / 1e6).toFixed(0)} MB file, exit ${m.code}, ${m.seconds.toFixed(1)} s, peak RSS ${m.peakMiB.toFixed(0)} MiB\n  ${m.summary}`,
+    );
     fs.rmSync(file);
   }
 } finally {

@@ -47,10 +47,16 @@ try {
   const identical = fs.readFileSync(path.join(dir, 'a.json')).equals(fs.readFileSync(path.join(dir, 'b.json')));
   const bytes = fs.statSync(path.join(dir, 'a.json')).size;
   const rate = (s: number) => Math.round(products / s).toLocaleString('en');
-  console.log(`${products.toLocaleString('en')} products, ${(bytes / 1e6).toFixed(1)} MB file; ${os.cpus().length} CPUs, Node ${process.version}`);
+  console.log(
+    `${products.toLocaleString('en')} products, ${(bytes / 1e6).toFixed(1)} MB file; ${os.cpus().length} CPUs, Node ${process.version}`,
+  );
   console.log(`export:                      ${exported.seconds.toFixed(1)} s (${rate(exported.seconds)} products/s)`);
-  console.log(`import into an empty db:     ${first.seconds.toFixed(1)} s (${rate(first.seconds)} products/s)  ${first.stdout}`);
-  console.log(`import again (no changes):   ${second.seconds.toFixed(1)} s (${rate(second.seconds)} products/s)  ${second.stdout}`);
+  console.log(
+    `import into an empty db:     ${first.seconds.toFixed(1)} s (${rate(first.seconds)} products/s)  ${first.stdout}`,
+  );
+  console.log(
+    `import again (no changes):   ${second.seconds.toFixed(1)} s (${rate(second.seconds)} products/s)  ${second.stdout}`,
+  );
   console.log(`export → import → export:    ${identical ? 'byte-identical' : 'DIFFERENT'}`);
   process.exitCode = identical ? 0 : 1;
 } finally {

@@ -22,12 +22,21 @@ const adminUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432
 const name = 'pcs_measure_largest_tree';
 const url = Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString();
 
-const config = loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', PORT: '0', RESPONSE_CACHE_MAX_ENTRIES: '0' });
+const config = loadConfig({
+  ...process.env,
+  DATABASE_URL: url,
+  LOG_LEVEL: 'warn',
+  PORT: '0',
+  RESPONSE_CACHE_MAX_ENTRIES: '0',
+});
 const limits = config.catalog.writeLimits;
 // Every total at its limit, spread as evenly as the per-parent limits allow.
 const steps = limits.maxSteps;
 const componentsPerStep = Math.min(limits.maxComponentsPerStep, Math.floor(limits.maxComponentsPerProduct / steps));
-const customisationsPerComponent = Math.min(limits.maxCustomisationsPerComponent, Math.floor(limits.maxCustomisationsPerProduct / (steps * componentsPerStep)));
+const customisationsPerComponent = Math.min(
+  limits.maxCustomisationsPerComponent,
+  Math.floor(limits.maxCustomisationsPerProduct / (steps * componentsPerStep)),
+);
 
 function tree(sku: string, price: (i: number) => number) {
   let i = 0;
@@ -40,7 +49,11 @@ function tree(sku: string, price: (i: number) => number) {
       components: Array.from({ length: componentsPerStep }, (_, c) => ({
         name: `Component ${s}.${c}`,
         position: c,
-        customisations: Array.from({ length: customisationsPerComponent }, (_, x) => ({ name: `Option ${x}`, type: 'colour', price: price(i++) })),
+        customisations: Array.from({ length: customisationsPerComponent }, (_, x) => ({
+          name: `Option ${x}`,
+          type: 'colour',
+          price: price(i++),
+        })),
       })),
     })),
   };
@@ -50,21 +63,33 @@ const admin = new pg.Client({ connectionString: adminUrl });
 await admin.connect();
 await admin.query(`DROP DATABASE IF EXISTS ${name}`);
 await admin.query(`CREATE DATABASE ${name}`);
-const database = await createDatabase<Database>(databaseOptions(config.database, createLogger('warn', process.stderr), { poolSize: 4 }));
+const database = await createDatabase<Database>(
+  databaseOptions(config.database, createLogger('warn', process.stderr), { poolSize: 4 }),
+);
 let exitCode = 0;
 try {
   await migrateToLatest(database.db);
   // The statement timeout bounds each statement, not the request: the longest one is the figure that must fit.
   let longest = { ms: 0, sql: '' };
   database.observeQueries((event) => {
-    if (event.durationMs > longest.ms) longest = { ms: event.durationMs, sql: event.sql.replace(/\s+/g, ' ').slice(0, 60) };
+    if (event.durationMs > longest.ms)
+      longest = { ms: event.durationMs, sql: event.sql.replace(/\s+/g, ' ').slice(0, 60) };
   });
   const app = await createApp(config, { database, logger: createLogger('warn', process.stderr) });
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const user = { name: 'Measure', email: 'measure@measure.invalid', password: 'measure-largest-tree-password', isAdmin: true };
+  const user = {
+    name: 'Measure',
+    email: 'measure@measure.invalid',
+    password: 'measure-largest-tree-password',
+    isAdmin: true,
+  };
   await app.modules.auth.service.createUser(user);
-  const login = await fetch(`${base}/api/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(user) });
+  const login = await fetch(`${base}/api/v1/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(user),
+  });
   const token = ((await login.json()) as { data: { token: string } }).data.token;
 
   async function timed(query: string, input: unknown): Promise<number> {
@@ -76,7 +101,8 @@ try {
     });
     const body = (await res.json()) as { errors?: unknown[] };
     const ms = performance.now() - start;
-    if (res.status !== 200 || body.errors) throw new Error(`${res.status} ${JSON.stringify(body.errors).slice(0, 500)}`);
+    if (res.status !== 200 || body.errors)
+      throw new Error(`${res.status} ${JSON.stringify(body.errors).slice(0, 500)}`);
     return ms;
   }
 
@@ -84,9 +110,24 @@ try {
   const upsert = 'mutation ($input: UpsertProductInput!) { upsertProduct(input: $input) { id } }';
   const rows = { create: [] as number[], upsertNew: [] as number[], upsertRepriced: [] as number[] };
   for (let run = 0; run < runs; run++) {
-    rows.create.push(await timed(create, tree(`create-${run}`, (i) => (i % 1000) / 10)));
-    rows.upsertNew.push(await timed(upsert, tree(`upsert-${run}`, (i) => (i % 1000) / 10)));
-    rows.upsertRepriced.push(await timed(upsert, tree(`upsert-${run}`, (i) => (i % 1000) / 10 + 1)));
+    rows.create.push(
+      await timed(
+        create,
+        tree(`create-${run}`, (i) => (i % 1000) / 10),
+      ),
+    );
+    rows.upsertNew.push(
+      await timed(
+        upsert,
+        tree(`upsert-${run}`, (i) => (i % 1000) / 10),
+      ),
+    );
+    rows.upsertRepriced.push(
+      await timed(
+        upsert,
+        tree(`upsert-${run}`, (i) => (i % 1000) / 10 + 1),
+      ),
+    );
   }
   await app.close();
 

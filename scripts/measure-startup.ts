@@ -16,7 +16,11 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
 const runs = Number(values.runs);
 const rssMiB = (pid: number) => (residentBytes(pid) ?? NaN) / 2 ** 20;
-const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+const median = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 
 ensureBuilt();
 const flags = serviceNodeArgs().slice(0, -1);
@@ -37,11 +41,18 @@ interface Sample {
 async function startOnce(args: string[]): Promise<Sample> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-      const ok = await fetch(`http://127.0.0.1:${port}/ready`).then((r) => r.ok, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/ready`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       if (performance.now() - started > 60_000) throw new Error('not ready after 60 s');
       await new Promise((r) => setTimeout(r, 10));
@@ -50,7 +61,11 @@ async function startOnce(args: string[]): Promise<Sample> {
     const rss = rssMiB(child.pid!);
     // A little traffic, so the figure includes what the first requests load (Yoga's parse, the schema).
     for (let i = 0; i < 20; i++) {
-      await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{__typename}"}' }).then((r) => r.arrayBuffer());
+      await fetch(`http://127.0.0.1:${port}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"query":"{__typename}"}',
+      }).then((r) => r.arrayBuffer());
     }
     return { readyMs, rssMiB: rss, rssAfterMiB: rssMiB(child.pid!) };
   } finally {
@@ -63,7 +78,9 @@ async function startOnce(args: string[]): Promise<Sample> {
 try {
   // The first start migrates (and seeds the embedded demo); it is not measured.
   await startOnce(entries['compiled (dist/)']);
-  console.log(`node ${process.version}, ${os.cpus().length} CPUs, ${env.DATABASE_URL ? 'PostgreSQL' : 'embedded database'}, ${runs} runs each, medians\n`);
+  console.log(
+    `node ${process.version}, ${os.cpus().length} CPUs, ${env.DATABASE_URL ? 'PostgreSQL' : 'embedded database'}, ${runs} runs each, medians\n`,
+  );
   console.log('| runtime | start → /ready ms | RSS at ready MiB | RSS after 20 requests MiB |');
   console.log('|---|---:|---:|---:|');
   for (const [name, args] of Object.entries(entries)) {

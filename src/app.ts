@@ -108,7 +108,11 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         authenticate: modules.auth.authenticate,
         lifecycle,
         logger,
-        cors: createCors({ origins: config.http.corsOrigins, allowedHeaders: CSRF_HEADERS, paths: [GRAPHQL_PATH, '/api/v1/'] }),
+        cors: createCors({
+          origins: config.http.corsOrigins,
+          allowedHeaders: CSRF_HEADERS,
+          paths: [GRAPHQL_PATH, '/api/v1/'],
+        }),
         trustProxy: config.http.trustProxy,
         send: config.http.send,
       }),

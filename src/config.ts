@@ -37,7 +37,10 @@ const WORKERS_MESSAGE = `must be auto or a whole number between 1 and ${MAX_WORK
 const isWorkerCount = (n: number) => Number.isInteger(n) && n >= 1 && n <= MAX_WORKERS;
 
 /** A group of settings: the variables it reads, and what it makes of them once they are valid. */
-const group = <Shape extends z.ZodRawShape, Settings>(shape: Shape, read: (env: z.output<z.ZodObject<Shape>>) => Settings) => ({
+const group = <Shape extends z.ZodRawShape, Settings>(
+  shape: Shape,
+  read: (env: z.output<z.ZodObject<Shape>>) => Settings,
+) => ({
   shape,
   read,
 });
@@ -48,7 +51,10 @@ const runtime = group(
     // Heroku's and Render's name for it. `auto`: one worker per core this process may use.
     WEB_CONCURRENCY: z
       .preprocess(
-        (v) => (typeof v === 'string' && v.trim().toLowerCase() === 'auto' ? Math.min(MAX_WORKERS, os.availableParallelism()) : v),
+        (v) =>
+          typeof v === 'string' && v.trim().toLowerCase() === 'auto'
+            ? Math.min(MAX_WORKERS, os.availableParallelism())
+            : v,
         z.coerce
           .number({ error: WORKERS_MESSAGE })
           .int({ error: WORKERS_MESSAGE })
@@ -253,7 +259,11 @@ const caches = group(
   },
   (e) => ({
     /** maxEntries 0: no response cache. */
-    response: { maxEntries: e.RESPONSE_CACHE_MAX_ENTRIES, maxBytes: e.RESPONSE_CACHE_MAX_BYTES, ttlMs: e.RESPONSE_CACHE_TTL_MS },
+    response: {
+      maxEntries: e.RESPONSE_CACHE_MAX_ENTRIES,
+      maxBytes: e.RESPONSE_CACHE_MAX_BYTES,
+      ttlMs: e.RESPONSE_CACHE_TTL_MS,
+    },
     /** maxEntries 0: every request looks its token up. */
     token: { maxEntries: e.TOKEN_CACHE_MAX_ENTRIES, ttlMs: e.TOKEN_CACHE_TTL_MS },
     /** How often the change-notification connection is checked. */
@@ -315,7 +325,11 @@ const metrics = group(
   }),
 );
 
-type Frozen<T> = T extends readonly (infer U)[] ? readonly Frozen<U>[] : T extends object ? { readonly [K in keyof T]: Frozen<T[K]> } : T;
+type Frozen<T> = T extends readonly (infer U)[]
+  ? readonly Frozen<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: Frozen<T[K]> }
+    : T;
 
 function freeze<T>(value: T): Frozen<T> {
   if (typeof value === 'object' && value !== null) {
@@ -325,7 +339,20 @@ function freeze<T>(value: T): Frozen<T> {
   return value as Frozen<T>;
 }
 
-const GROUPS = { runtime, logging, http, database, auth, graphql, graphiql, federation, caches, catalog, configurations, metrics };
+const GROUPS = {
+  runtime,
+  logging,
+  http,
+  database,
+  auth,
+  graphql,
+  graphiql,
+  federation,
+  caches,
+  catalog,
+  configurations,
+  metrics,
+};
 type Groups = typeof GROUPS;
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 /** Every group's variables in one object: process.env is parsed once, and every bad variable is reported at once. */

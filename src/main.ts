@@ -42,7 +42,8 @@ async function migrateWhenReachable(
   for (let attempt = 0; !isStopping(); attempt++) {
     try {
       const migrations = await migrateToLatest(migrationDatabase.db);
-      for (const m of migrations.results ?? []) logger.info({ migration: m.migrationName, status: m.status }, 'migration');
+      for (const m of migrations.results ?? [])
+        logger.info({ migration: m.migrationName, status: m.status }, 'migration');
       await afterMigrations?.();
       break;
     } catch (err) {
@@ -50,7 +51,10 @@ async function migrateWhenReachable(
       // A broken migration will not fix itself: stop, and let the deployment fail loudly.
       if (!isDatabaseUnavailable(err)) throw err;
       const delay = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)]!;
-      logger.warn({ err: { message: (err as Error).message }, attempt: attempt + 1, retryInMs: delay }, 'database not reachable; retrying');
+      logger.warn(
+        { err: { message: (err as Error).message }, attempt: attempt + 1, retryInMs: delay },
+        'database not reachable; retrying',
+      );
       await sleep(delay);
     }
   }

@@ -27,5 +27,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     )
   `.execute(db);
   await sql`CREATE INDEX personal_access_tokens_user_id_idx ON personal_access_tokens (user_id)`.execute(db);
-  await sql`CREATE INDEX personal_access_tokens_expires_at_idx ON personal_access_tokens (expires_at) WHERE expires_at IS NOT NULL`.execute(db);
+  await sql`CREATE INDEX personal_access_tokens_expires_at_idx ON personal_access_tokens (expires_at) WHERE expires_at IS NOT NULL`.execute(
+    db,
+  );
 }

@@ -59,7 +59,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     components: `SELECT (SELECT s.product_id FROM steps s WHERE s.id = c.step_id) FROM ${rows} c`,
     customisations: `SELECT (SELECT s.product_id FROM components co JOIN steps s ON s.id = co.step_id WHERE co.id = c.component_id) FROM ${rows} c`,
   });
-  const updatedRows = '(SELECT n.* FROM changed n JOIN previous o ON o.id = n.id WHERE n.updated_at IS DISTINCT FROM o.updated_at)';
+  const updatedRows =
+    '(SELECT n.* FROM changed n JOIN previous o ON o.id = n.id WHERE n.updated_at IS DISTINCT FROM o.updated_at)';
   for (const table of CHILDREN) {
     await sql`
       CREATE FUNCTION ${sql.id(`${table}_touch_products`)}() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -28,5 +28,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     UPDATE personal_access_tokens SET kind = 'login'
     WHERE name = 'login' AND abilities = '["*"]'::jsonb AND expires_at IS NULL
   `.execute(db);
-  await sql`CREATE INDEX personal_access_tokens_user_kind_idx ON personal_access_tokens (user_id, kind, id)`.execute(db);
+  await sql`CREATE INDEX personal_access_tokens_user_kind_idx ON personal_access_tokens (user_id, kind, id)`.execute(
+    db,
+  );
 }

@@ -29,7 +29,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   `.execute(db);
 
   await sql`DROP TRIGGER products_stamp_updated_at ON products`.execute(db);
-  for (const table of CHILDREN) await sql`DROP TRIGGER ${sql.id(`${table}_stamp_updated_at`)} ON ${sql.table(table)}`.execute(db);
+  for (const table of CHILDREN)
+    await sql`DROP TRIGGER ${sql.id(`${table}_stamp_updated_at`)} ON ${sql.table(table)}`.execute(db);
   await sql`DROP FUNCTION catalog_stamp_updated_at()`.execute(db);
 
   // New rows of every catalogue table, and changed child rows: the transaction's stamp.

@@ -76,8 +76,12 @@ export async function up(db: Kysely<any>): Promise<void> {
       (CASE WHEN kind = 'EXCLUDES' THEN greatest(customisation_id, other_customisation_id) ELSE other_customisation_id END)
     )
   `.execute(db);
-  await sql`CREATE INDEX configuration_rules_customisation_id_idx ON configuration_rules (customisation_id)`.execute(db);
-  await sql`CREATE INDEX configuration_rules_other_customisation_id_idx ON configuration_rules (other_customisation_id)`.execute(db);
+  await sql`CREATE INDEX configuration_rules_customisation_id_idx ON configuration_rules (customisation_id)`.execute(
+    db,
+  );
+  await sql`CREATE INDEX configuration_rules_other_customisation_id_idx ON configuration_rules (other_customisation_id)`.execute(
+    db,
+  );
 
   // Rules are part of the catalogue: a change tells listening instances to drop cached answers and
   // moves the owning product's updated_at, as a change to any other part of its tree does.

@@ -27,11 +27,78 @@ export function createRng(seed: number): () => number {
   };
 }
 
-const ADJECTIVES = ['Classic', 'Modern', 'Rustic', 'Urban', 'Nordic', 'Vintage', 'Compact', 'Deluxe', 'Heritage', 'Studio', 'Coastal', 'Signature'];
-const MATERIALS = ['Oak', 'Walnut', 'Linen', 'Leather', 'Ceramic', 'Steel', 'Bamboo', 'Velvet', 'Canvas', 'Marble', 'Cotton', 'Brass'];
-const PRODUCTS = ['Dining Table', 'Armchair', 'Bookshelf', 'Desk', 'Sofa', 'Bed Frame', 'Lamp', 'Backpack', 'Wallet', 'Mug', 'Notebook', 'T-Shirt', 'Hoodie', 'Sneaker', 'Watch', 'Phone Case'];
-const STEPS = ['Choose a size', 'Pick a material', 'Select a finish', 'Add engraving', 'Choose a colour', 'Pick accessories', 'Select packaging', 'Add a gift note', 'Choose hardware', 'Select a pattern'];
-const COMPONENTS = ['Frame', 'Top', 'Legs', 'Handle', 'Strap', 'Cover', 'Lining', 'Base', 'Trim', 'Label', 'Buttons', 'Print area'];
+const ADJECTIVES = [
+  'Classic',
+  'Modern',
+  'Rustic',
+  'Urban',
+  'Nordic',
+  'Vintage',
+  'Compact',
+  'Deluxe',
+  'Heritage',
+  'Studio',
+  'Coastal',
+  'Signature',
+];
+const MATERIALS = [
+  'Oak',
+  'Walnut',
+  'Linen',
+  'Leather',
+  'Ceramic',
+  'Steel',
+  'Bamboo',
+  'Velvet',
+  'Canvas',
+  'Marble',
+  'Cotton',
+  'Brass',
+];
+const PRODUCTS = [
+  'Dining Table',
+  'Armchair',
+  'Bookshelf',
+  'Desk',
+  'Sofa',
+  'Bed Frame',
+  'Lamp',
+  'Backpack',
+  'Wallet',
+  'Mug',
+  'Notebook',
+  'T-Shirt',
+  'Hoodie',
+  'Sneaker',
+  'Watch',
+  'Phone Case',
+];
+const STEPS = [
+  'Choose a size',
+  'Pick a material',
+  'Select a finish',
+  'Add engraving',
+  'Choose a colour',
+  'Pick accessories',
+  'Select packaging',
+  'Add a gift note',
+  'Choose hardware',
+  'Select a pattern',
+];
+const COMPONENTS = [
+  'Frame',
+  'Top',
+  'Legs',
+  'Handle',
+  'Strap',
+  'Cover',
+  'Lining',
+  'Base',
+  'Trim',
+  'Label',
+  'Buttons',
+  'Print area',
+];
 const OPTIONS: Record<(typeof CUSTOMISATION_TYPES)[number], string[]> = {
   dropdown: ['Small', 'Medium', 'Large', 'Extra large', 'Standard', 'Premium'],
   colour: ['Midnight Blue', 'Forest Green', 'Charcoal', 'Ivory', 'Terracotta', 'Sand', 'Crimson'],
@@ -95,7 +162,9 @@ export async function seedCatalog(db: CatalogDb, options: SeedOptions): Promise<
       const start = next;
       const end = Math.min(options.products, start + batchSize);
       next = end;
-      const trees = Array.from({ length: end - start }, (_, i) => generateProductTree(options.seed, start + i, options.shape));
+      const trees = Array.from({ length: end - start }, (_, i) =>
+        generateProductTree(options.seed, start + i, options.shape),
+      );
       try {
         const count = await db.transaction().execute((trx) => insertProductTrees(trx, trees));
         inserted += count;

@@ -157,7 +157,12 @@ export const CONFIGURABLE_DEMO_PRODUCTS: readonly DemoProduct[] = [
       },
     ],
     rules: [
-      { kind: 'REQUIRES', customisation: 'Lettering style', other: 'Monogram', message: 'A lettering style is for the monogram: add one.' },
+      {
+        kind: 'REQUIRES',
+        customisation: 'Lettering style',
+        other: 'Monogram',
+        message: 'A lettering style is for the monogram: add one.',
+      },
       { kind: 'EXCLUDES', customisation: 'Gift box', other: 'Recycled sleeve' },
       { kind: 'REQUIRES', customisation: 'Gift note', other: 'Gift box' },
     ],
@@ -168,7 +173,10 @@ export const CONFIGURABLE_DEMO_PRODUCTS: readonly DemoProduct[] = [
  * Inserts the products (in one transaction, in order: ids follow the list). A product whose sku
  * exists already is skipped whole. Returns the products inserted.
  */
-export async function seedConfigurableProducts(db: CatalogDb, products: readonly DemoProduct[] = CONFIGURABLE_DEMO_PRODUCTS): Promise<number> {
+export async function seedConfigurableProducts(
+  db: CatalogDb,
+  products: readonly DemoProduct[] = CONFIGURABLE_DEMO_PRODUCTS,
+): Promise<number> {
   return db.transaction().execute(async (trx) => {
     let inserted = 0;
     for (const product of products) {
@@ -211,7 +219,8 @@ export async function seedConfigurableProducts(db: CatalogDb, products: readonly
               })
               .returning('id')
               .executeTakeFirstOrThrow();
-            if (idByName.has(customisation.name)) throw new Error(`demo product ${product.sku}: two customisations named ${customisation.name}`);
+            if (idByName.has(customisation.name))
+              throw new Error(`demo product ${product.sku}: two customisations named ${customisation.name}`);
             idByName.set(customisation.name, id);
           }
         }

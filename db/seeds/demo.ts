@@ -17,7 +17,10 @@ const DEMO_SEED = 1;
  * never seeded behind its operator's back. Returns the generated credentials
  * (to be shown once) or null when the database already had data.
  */
-export async function seedDemoIfEmpty(db: Kysely<Database>, auth: AuthService): Promise<{ email: string; password: string } | null> {
+export async function seedDemoIfEmpty(
+  db: Kysely<Database>,
+  auth: AuthService,
+): Promise<{ email: string; password: string } | null> {
   if ((await countUsers(db)) > 0 || (await countProducts(db)) > 0) return null;
   await seedCatalog(db, { products: DEMO_PRODUCTS, seed: DEMO_SEED });
   await seedConfigurableProducts(db);

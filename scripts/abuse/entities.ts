@@ -16,7 +16,10 @@ const CONCURRENT = 6;
 async function run(ctx: FindingContext): Promise<void> {
   const { target } = ctx;
   const ids = target.productIds;
-  const representations = Array.from({ length: REPRESENTATIONS }, (_, i) => ({ __typename: 'Product', id: ids[i % ids.length]! }));
+  const representations = Array.from({ length: REPRESENTATIONS }, (_, i) => ({
+    __typename: 'Product',
+    id: ids[i % ids.length]!,
+  }));
   const body = JSON.stringify({ query: QUERY, variables: { representations } });
   const kb = `${(Buffer.byteLength(body) / 1024).toFixed(0)} KB request`;
   const repeats = ids.length < REPRESENTATIONS ? `; only ${ids.length} products, ids repeat` : '';
@@ -28,13 +31,19 @@ async function run(ctx: FindingContext): Promise<void> {
       ? { who: 'gateway', headers: { 'router-authorization': secret }, how: 'with Router-Authorization' }
       : { who: 'gateway', headers: {}, how: 'no secret known: sent without Router-Authorization' },
   ];
-  const post = (headers: Record<string, string>) => postGraphQL(target.base, target.tokens[0], body, { headers, timeoutMs: 300_000 });
+  const post = (headers: Record<string, string>) =>
+    postGraphQL(target.base, target.tokens[0], body, { headers, timeoutMs: 300_000 });
 
   for (const { who, headers, how } of modes) {
-    await record(ctx, { finding: '1', sent: `_entities × ${REPRESENTATIONS} products, full tree, 1 request as ${who}` }, async () => {
-      const x = await post(headers);
-      return { ...columns(x), notes: `${kb}, ${how}${repeats}` };
-    }, { logs: true });
+    await record(
+      ctx,
+      { finding: '1', sent: `_entities × ${REPRESENTATIONS} products, full tree, 1 request as ${who}` },
+      async () => {
+        const x = await post(headers);
+        return { ...columns(x), notes: `${kb}, ${how}${repeats}` };
+      },
+      { logs: true },
+    );
   }
   for (const { who, headers, how } of modes) {
     const sent = `same, ${CONCURRENT} at once as ${who}, probe running`;

@@ -14,18 +14,29 @@ const ONE_OFF = `query Page($after: String, $n: Int) { products(first: $n, after
 async function cursors(ctx: FindingContext, count: number): Promise<(string | null)[]> {
   const out: (string | null)[] = [null];
   let after: string | null = null;
-  const query = 'query ($after: String) { products(first: 10, after: $after) { paginatorInfo { endCursor hasMorePages } } }';
+  const query =
+    'query ($after: String) { products(first: 10, after: $after) { paginatorInfo { endCursor hasMorePages } } }';
   while (out.length < count) {
-    const res = await postGraphQL(ctx.target.base, ctx.target.tokens[1], { query, variables: { after } }, { keepBody: true });
-    const info = (JSON.parse(res.body!) as { data: { products: { paginatorInfo: { endCursor: string; hasMorePages: boolean } } } }).data
-      .products.paginatorInfo;
+    const res = await postGraphQL(
+      ctx.target.base,
+      ctx.target.tokens[1],
+      { query, variables: { after } },
+      { keepBody: true },
+    );
+    const info = (
+      JSON.parse(res.body!) as { data: { products: { paginatorInfo: { endCursor: string; hasMorePages: boolean } } } }
+    ).data.products.paginatorInfo;
     if (!info.hasMorePages) break;
     out.push((after = info.endCursor));
   }
   return out;
 }
 
-const p50 = (xs: Exchange[]) => percentile(xs.map((x) => x.ms).sort((a, b) => a - b), 50);
+const p50 = (xs: Exchange[]) =>
+  percentile(
+    xs.map((x) => x.ms).sort((a, b) => a - b),
+    50,
+  );
 
 /** 9. Issue 20, finding 7: one user with many tokens, a flood of one-off queries, made-up operation names. */
 async function run(ctx: FindingContext): Promise<void> {
@@ -47,7 +58,10 @@ async function run(ctx: FindingContext): Promise<void> {
 
   await record(
     ctx,
-    { finding: '9', sent: `${TOKENS} tokens of one user × ${PER_TOKEN} full pages (cache-busting cursors) at once; another user probes` },
+    {
+      finding: '9',
+      sent: `${TOKENS} tokens of one user × ${PER_TOKEN} full pages (cache-busting cursors) at once; another user probes`,
+    },
     async () => {
       const started = performance.now();
       let k = 0;
@@ -61,7 +75,12 @@ async function run(ctx: FindingContext): Promise<void> {
       const probes: Exchange[] = [];
       for (let i = 0; i < 20; i++) {
         const id = target.productIds[i % target.productIds.length]!;
-        probes.push(await postGraphQL(target.base, target.tokens[1], { query: 'query ($id: ID!) { product(id: $id) { id name } }', variables: { id } }));
+        probes.push(
+          await postGraphQL(target.base, target.tokens[1], {
+            query: 'query ($id: ID!) { product(id: $id) { id name } }',
+            variables: { id },
+          }),
+        );
       }
       const xs = await Promise.all(flood);
       const worst = Math.max(...probes.map((p) => p.ms));
@@ -72,52 +91,83 @@ async function run(ctx: FindingContext): Promise<void> {
     },
   );
 
-  await record(ctx, { finding: '9', sent: '50 popular full pages asked twice, then 400 one-off full pages, then the 50 again' }, async () => {
-    const popular = pages.slice(0, 50);
-    const ask = (after: string | null) => postGraphQL(target.base, target.tokens[1], { query: PAGE, variables: { after } }, { agent });
-    for (const after of popular) await ask(after);
-    const warm: Exchange[] = [];
-    for (const after of popular) warm.push(await ask(after));
-    const started = performance.now();
-    const flood: Exchange[] = [];
-    for (let i = 0; i < 400; i++) {
-      // Pages 10 to 13 as the start: no key of the fairness row above, 400 distinct keys.
-      const variables = { after: pages[10 + Math.floor(i / 100)] ?? null, n: 1 + (i % 100) };
-      flood.push(await postGraphQL(target.base, target.tokens[1], { query: ONE_OFF, variables }, { agent }));
-    }
-    const floodMs = performance.now() - started;
-    const again: Exchange[] = [];
-    for (const after of popular) again.push(await ask(after));
-    const hitLike = (xs: Exchange[], ms: number) => xs.filter((x) => x.ms <= ms).length;
-    const threshold = Math.max(5, 3 * p50(warm));
-    return {
-      ...concurrentColumns(again, again.reduce((s, x) => s + x.ms, 0)),
-      notes:
-        `popular pages once warm: p50 ${p50(warm)} ms; after the flood (${flood.length} in ${Math.round(floodMs)} ms): ` +
-        `p50 ${p50(again)} ms, ${hitLike(again, threshold)} of 50 answered as fast as a hit (≤ ${threshold} ms)`,
-    };
-  });
+  await record(
+    ctx,
+    { finding: '9', sent: '50 popular full pages asked twice, then 400 one-off full pages, then the 50 again' },
+    async () => {
+      const popular = pages.slice(0, 50);
+      const ask = (after: string | null) =>
+        postGraphQL(target.base, target.tokens[1], { query: PAGE, variables: { after } }, { agent });
+      for (const after of popular) await ask(after);
+      const warm: Exchange[] = [];
+      for (const after of popular) warm.push(await ask(after));
+      const started = performance.now();
+      const flood: Exchange[] = [];
+      for (let i = 0; i < 400; i++) {
+        // Pages 10 to 13 as the start: no key of the fairness row above, 400 distinct keys.
+        const variables = { after: pages[10 + Math.floor(i / 100)] ?? null, n: 1 + (i % 100) };
+        flood.push(await postGraphQL(target.base, target.tokens[1], { query: ONE_OFF, variables }, { agent }));
+      }
+      const floodMs = performance.now() - started;
+      const again: Exchange[] = [];
+      for (const after of popular) again.push(await ask(after));
+      const hitLike = (xs: Exchange[], ms: number) => xs.filter((x) => x.ms <= ms).length;
+      const threshold = Math.max(5, 3 * p50(warm));
+      return {
+        ...concurrentColumns(
+          again,
+          again.reduce((s, x) => s + x.ms, 0),
+        ),
+        notes:
+          `popular pages once warm: p50 ${p50(warm)} ms; after the flood (${flood.length} in ${Math.round(floodMs)} ms): ` +
+          `p50 ${p50(again)} ms, ${hitLike(again, threshold)} of 50 answered as fast as a hit (≤ ${threshold} ms)`,
+      };
+    },
+  );
 
   const metricsToken = process.env.METRICS_TOKEN;
-  await record(ctx, { finding: '9', sent: '200 made-up operationNames on invalid documents, then query RealOne { __typename }' }, async () => {
-    const bad = await Promise.all(
-      Array.from({ length: 200 }, (_, i) =>
-        postGraphQL(target.base, target.tokens[1], { query: `query Fake${i} { nope }`, operationName: `Fake${i}` }, { agent }),
-      ),
-    );
-    await postGraphQL(target.base, target.tokens[1], { query: 'query RealOne { __typename }', operationName: 'RealOne' });
-    if (!metricsToken) return { ...concurrentColumns(bad, 0), notes: 'labels not read: set METRICS_TOKEN in the shell' };
-    const scrape = await send(target.base, { path: '/metrics', headers: { authorization: `Bearer ${metricsToken}` }, keepBody: true });
-    const lines = (scrape.body ?? '').split('\n').filter((l) => l.startsWith('http_requests_total{') && l.includes('route="/graphql"'));
-    const real = lines.find((l) => l.includes('operation="RealOne"'));
-    const fake = lines.filter((l) => l.includes('operation="Fake')).length;
-    const other = lines.find((l) => l.includes('operation="(other)"'));
-    return {
-      ...concurrentColumns(bad, 0),
-      notes: `RealOne ${real ? 'has its own label' : `has none${other ? ' (counted as (other))' : ''}`}; ${fake} series labelled Fake*`,
-    };
-  });
+  await record(
+    ctx,
+    { finding: '9', sent: '200 made-up operationNames on invalid documents, then query RealOne { __typename }' },
+    async () => {
+      const bad = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          postGraphQL(
+            target.base,
+            target.tokens[1],
+            { query: `query Fake${i} { nope }`, operationName: `Fake${i}` },
+            { agent },
+          ),
+        ),
+      );
+      await postGraphQL(target.base, target.tokens[1], {
+        query: 'query RealOne { __typename }',
+        operationName: 'RealOne',
+      });
+      if (!metricsToken)
+        return { ...concurrentColumns(bad, 0), notes: 'labels not read: set METRICS_TOKEN in the shell' };
+      const scrape = await send(target.base, {
+        path: '/metrics',
+        headers: { authorization: `Bearer ${metricsToken}` },
+        keepBody: true,
+      });
+      const lines = (scrape.body ?? '')
+        .split('\n')
+        .filter((l) => l.startsWith('http_requests_total{') && l.includes('route="/graphql"'));
+      const real = lines.find((l) => l.includes('operation="RealOne"'));
+      const fake = lines.filter((l) => l.includes('operation="Fake')).length;
+      const other = lines.find((l) => l.includes('operation="(other)"'));
+      return {
+        ...concurrentColumns(bad, 0),
+        notes: `RealOne ${real ? 'has its own label' : `has none${other ? ' (counted as (other))' : ''}`}; ${fake} series labelled Fake*`,
+      };
+    },
+  );
   agent.destroy();
 }
 
-export const fairness: Finding = { number: 9, title: 'Fairness, cache admission and metric labels (issue 20, finding 7)', run };
+export const fairness: Finding = {
+  number: 9,
+  title: 'Fairness, cache admission and metric labels (issue 20, finding 7)',
+  run,
+};

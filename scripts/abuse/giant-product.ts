@@ -9,7 +9,8 @@ const SHAPE = {
   components: Number(process.env.ABUSE_GIANT_COMPONENTS ?? 100),
   customisations: Number(process.env.ABUSE_GIANT_CUSTOMISATIONS ?? 30),
 };
-const FULL = 'id name sku steps { id name order components { id name position customisations { id name type price } } }';
+const FULL =
+  'id name sku steps { id name order components { id name position customisations { id name type price } } }';
 
 /**
  * Inserts the product straight into the database (DATABASE_URL: the one the service reads): the fixed
@@ -24,11 +25,19 @@ async function seedGiant(ctx: FindingContext): Promise<string> {
     await client.query('SET statement_timeout = 0');
     const found = await client.query<{ id: string }>('SELECT id FROM products WHERE sku = $1', [SKU]);
     if (found.rows[0]) return String(found.rows[0].id);
-    ctx.log(`    inserting ${SHAPE.steps}×${SHAPE.components}×${SHAPE.customisations} into ${url.replace(/\/\/[^@/]*@/, '//')}...`);
+    ctx.log(
+      `    inserting ${SHAPE.steps}×${SHAPE.components}×${SHAPE.customisations} into ${url.replace(/\/\/[^@/]*@/, '//')}...`,
+    );
     await client.query('BEGIN');
-    const { rows } = await client.query<{ id: string }>(`INSERT INTO products (name, sku) VALUES ('Giant product (issue 20)', $1) RETURNING id`, [SKU]);
+    const { rows } = await client.query<{ id: string }>(
+      `INSERT INTO products (name, sku) VALUES ('Giant product (issue 20)', $1) RETURNING id`,
+      [SKU],
+    );
     const id = String(rows[0]!.id);
-    await client.query(`INSERT INTO steps (product_id, name, "order") SELECT $1, 'Step ' || s, s FROM generate_series(0, $2 - 1) s`, [id, SHAPE.steps]);
+    await client.query(
+      `INSERT INTO steps (product_id, name, "order") SELECT $1, 'Step ' || s, s FROM generate_series(0, $2 - 1) s`,
+      [id, SHAPE.steps],
+    );
     await client.query(
       `INSERT INTO components (step_id, name, position) SELECT st.id, 'Component ' || c, c FROM steps st, generate_series(0, $2 - 1) c WHERE st.product_id = $1`,
       [id, SHAPE.components],
@@ -56,12 +65,22 @@ async function run(ctx: FindingContext): Promise<void> {
   const total = SHAPE.steps * SHAPE.components * SHAPE.customisations;
   const ask = (aliases: number) => {
     const fields = Array.from({ length: aliases }, (_, i) => `p${i}: product(id: $id) { ${FULL} }`).join(' ');
-    return postGraphQL(target.base, target.tokens[0], { query: `query Giant($id: ID!) { ${fields} }`, variables: { id } }, { keepBody: false, timeoutMs: 180_000 });
+    return postGraphQL(
+      target.base,
+      target.tokens[0],
+      { query: `query Giant($id: ID!) { ${fields} }`, variables: { id } },
+      { keepBody: false, timeoutMs: 180_000 },
+    );
   };
   const codeOf = async (aliases: number) => {
     // The error code of a refusal, from a second small look (bodies of the answers above can be 200 MB).
     const fields = Array.from({ length: aliases }, (_, i) => `p${i}: product(id: $id) { ${FULL} }`).join(' ');
-    const x = await postGraphQL(target.base, target.tokens[0], { query: `query Giant($id: ID!) { ${fields} }`, variables: { id } }, { keepBody: true, timeoutMs: 180_000 });
+    const x = await postGraphQL(
+      target.base,
+      target.tokens[0],
+      { query: `query Giant($id: ID!) { ${fields} }`, variables: { id } },
+      { keepBody: true, timeoutMs: 180_000 },
+    );
     if (x.bytes > 100_000) return '';
     const body = JSON.parse(x.body!) as { errors?: { message: string; extensions?: { code?: string } }[] };
     const e = body.errors?.[0];
@@ -76,9 +95,16 @@ async function run(ctx: FindingContext): Promise<void> {
     await record(ctx, { finding: '11', sent: label }, async () => {
       const x = await ask(aliases);
       const code = x.status && x.bytes < 100_000 ? await codeOf(aliases) : '';
-      return { ...columns(x), notes: `${x.status === 200 && x.bytes > 100_000 ? 'answered in full' : 'no full answer'}${code}` };
+      return {
+        ...columns(x),
+        notes: `${x.status === 200 && x.bytes > 100_000 ? 'answered in full' : 'no full answer'}${code}`,
+      };
     });
   }
 }
 
-export const giantProduct: Finding = { number: 11, title: 'One product of 300,000 customisations (issue 20, finding 2)', run };
+export const giantProduct: Finding = {
+  number: 11,
+  title: 'One product of 300,000 customisations (issue 20, finding 2)',
+  run,
+};

@@ -31,7 +31,10 @@ async function run(ctx: FindingContext): Promise<void> {
   ] as const) {
     await record(ctx, { finding: '6', sent: `GET /graphql ${label}` }, async () => {
       const x = await send(target.base, { path: '/graphql', headers });
-      return { ...columns(x), notes: `bytes on the wire; Content-Encoding: ${x.headers['content-encoding'] ?? 'none'}` };
+      return {
+        ...columns(x),
+        notes: `bytes on the wire; Content-Encoding: ${x.headers['content-encoding'] ?? 'none'}`,
+      };
     });
   }
 

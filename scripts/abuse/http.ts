@@ -35,11 +35,22 @@ export function send(base: string, opts: SendOptions): Promise<Exchange> {
   return new Promise((resolve) => {
     const headers = { ...opts.headers };
     if (opts.body !== undefined) headers['content-length'] = String(Buffer.byteLength(opts.body));
-    const req = http.request(new URL(opts.path, base), { method: opts.method ?? 'GET', headers, agent: opts.agent ?? false });
+    const req = http.request(new URL(opts.path, base), {
+      method: opts.method ?? 'GET',
+      headers,
+      agent: opts.agent ?? false,
+    });
     const timer = setTimeout(() => req.destroy(new Error('timeout')), opts.timeoutMs ?? 120_000);
     const fail = (err: Error, partial?: Partial<Exchange>) => {
       clearTimeout(timer);
-      resolve({ status: 0, headers: {}, bytes: 0, ...partial, ms: elapsed(), error: err.message || (err as { code?: string }).code });
+      resolve({
+        status: 0,
+        headers: {},
+        bytes: 0,
+        ...partial,
+        ms: elapsed(),
+        error: err.message || (err as { code?: string }).code,
+      });
     };
     req.once('error', (err) => fail(err));
     req.once('response', (res) => {

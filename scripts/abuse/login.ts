@@ -16,17 +16,31 @@ async function run(ctx: FindingContext): Promise<void> {
   const cases = [
     { type: 'application/json', body: JSON.stringify({ email, password }), label: 'JSON (control)' },
     { type: 'text/plain', body: JSON.stringify({ email, password }), label: 'JSON body' },
-    { type: 'application/x-www-form-urlencoded', body: new URLSearchParams({ email, password }).toString(), label: 'email=…&password=…' },
+    {
+      type: 'application/x-www-form-urlencoded',
+      body: new URLSearchParams({ email, password }).toString(),
+      label: 'email=…&password=…',
+    },
   ];
   for (const c of cases) {
     await record(ctx, { finding: '5', sent: `POST /api/v1/login Content-Type: ${c.type}, ${c.label}` }, async () => {
       const headers = { 'content-type': c.type };
-      const x = await send(target.base, { method: 'POST', path: '/api/v1/login', headers, body: c.body, keepBody: true });
+      const x = await send(target.base, {
+        method: 'POST',
+        path: '/api/v1/login',
+        headers,
+        body: c.body,
+        keepBody: true,
+      });
       let notes = credentials;
       const token = x.status === 200 ? (JSON.parse(x.body!) as { data: { token: string } }).data.token : undefined;
       if (token) {
         // Each successful login issues a token: revoke it through the front door.
-        const out = await send(target.base, { method: 'POST', path: '/api/v1/logout', headers: { authorization: `Bearer ${token}` } });
+        const out = await send(target.base, {
+          method: 'POST',
+          path: '/api/v1/logout',
+          headers: { authorization: `Bearer ${token}` },
+        });
         notes += `; a token was issued (logout: ${out.status})`;
       }
       return { ...columns(x), notes };

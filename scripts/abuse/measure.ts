@@ -77,14 +77,15 @@ export function startProbe(target: Target, timeoutMs = 30_000) {
   const fire = () => {
     const id = target.productIds[n++ % target.productIds.length]!;
     const query = 'query Probe($id: ID!) { product(id: $id) { id name } }';
-    const p = postGraphQL(target.base, target.tokens[0], { query, variables: { id } }, { agent, timeoutMs }).then((res) => {
-      if (res.error === 'timeout') timeouts++;
-      else if (res.status !== 200) {
-        const why = res.status ? String(res.status) : (res.error ?? 'no answer');
-        failures.set(why, (failures.get(why) ?? 0) + 1);
-      }
-      else latencies.push(res.ms);
-    });
+    const p = postGraphQL(target.base, target.tokens[0], { query, variables: { id } }, { agent, timeoutMs }).then(
+      (res) => {
+        if (res.error === 'timeout') timeouts++;
+        else if (res.status !== 200) {
+          const why = res.status ? String(res.status) : (res.error ?? 'no answer');
+          failures.set(why, (failures.get(why) ?? 0) + 1);
+        } else latencies.push(res.ms);
+      },
+    );
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
   };

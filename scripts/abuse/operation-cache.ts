@@ -22,11 +22,21 @@ function whose(body: string | undefined): string {
 async function run(ctx: FindingContext): Promise<void> {
   const { target } = ctx;
   await record(ctx, { finding: '3', sent: 'document {A, B} with operationName "A" (user 1)' }, async () => {
-    const x = await postGraphQL(target.base, target.tokens[0], { query: DOCUMENT, operationName: 'A' }, { keepBody: true });
+    const x = await postGraphQL(
+      target.base,
+      target.tokens[0],
+      { query: DOCUMENT, operationName: 'A' },
+      { keepBody: true },
+    );
     return { ...columns(x), notes: `answer is ${whose(x.body)}` };
   });
   await record(ctx, { finding: '3', sent: 'same text with operationName "B" (user 2)' }, async () => {
-    const x = await postGraphQL(target.base, target.tokens[1], { query: DOCUMENT, operationName: 'B' }, { keepBody: true });
+    const x = await postGraphQL(
+      target.base,
+      target.tokens[1],
+      { query: DOCUMENT, operationName: 'B' },
+      { keepBody: true },
+    );
     const answer = whose(x.body);
     const verdict = answer === "B's" ? "B's (correct)" : answer === "A's" ? "A's (bug: cached A served for B)" : answer;
     return { ...columns(x), notes: `answer is ${verdict}` };

@@ -24,8 +24,21 @@ import { variableCost } from './variable-cost.ts';
  * row per observation, so "before" and "after" come from the same command.
  */
 
-const FINDINGS: Finding[] = [entities, variableCost, operationCache, serverErrors, loginContentType, graphiql, smaller, slowReaders, fairness,
-  tokenManagement, giantProduct, bigWrite, badCharacters];
+const FINDINGS: Finding[] = [
+  entities,
+  variableCost,
+  operationCache,
+  serverErrors,
+  loginContentType,
+  graphiql,
+  smaller,
+  slowReaders,
+  fairness,
+  tokenManagement,
+  giantProduct,
+  bigWrite,
+  badCharacters,
+];
 
 const USAGE = `npm run --silent abuse -- [options] > report.md
 
@@ -62,7 +75,9 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 function gitCommit(): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'src'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'src'], {
+      encoding: 'utf8',
+    }).trim();
     return dirty ? `${head} + uncommitted changes in src/` : head;
   } catch {
     return 'unknown';
@@ -74,7 +89,10 @@ const withoutCredentials = (url: string) => url.replace(/\/\/[^@/]*@/, '//');
 /** CPU, memory, kernel and Node, with the load average: other work on the machine shows in every number. */
 function machine(): string {
   const cpus = os.cpus();
-  const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   const memory = `${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`;
   const system = `${os.type()} ${os.release()}`;
   return `${cpus[0]?.model ?? 'cpu'}, ${cpus.length} cores, ${memory}, ${system}; Node ${process.version}; load average ${load}`;
@@ -92,7 +110,8 @@ async function main(): Promise<number> {
   const chosen = FINDINGS.filter((f) => !only || only.includes(f.number));
   if (opts.url && !opts.token) throw usageError('--url needs --token.');
   if (!opts.url && (opts.token || opts.pid)) throw usageError('--token and --pid go with --url.');
-  if ((opts.email === undefined) !== (opts.password === undefined)) throw usageError('--email and --password go together.');
+  if ((opts.email === undefined) !== (opts.password === undefined))
+    throw usageError('--email and --password go together.');
 
   let target: Target | undefined;
   let closing: Promise<void> | undefined;

@@ -16,17 +16,27 @@ const REQUEST_LINES = ['GET //[ HTTP/1.1', 'GET //% HTTP/1.1', 'GET //x:99999/ H
 async function run(ctx: FindingContext): Promise<void> {
   const { target } = ctx;
   for (const doc of DOCUMENTS) {
-    await record(ctx, { finding: '4', sent: `POST /graphql ${doc.query}` }, async () => {
-      const x = await postGraphQL(target.base, target.tokens[0], doc, { keepBody: true });
-      return { ...columns(x), notes: `answer: ${x.body?.slice(0, 100)}` };
-    }, { logs: true });
+    await record(
+      ctx,
+      { finding: '4', sent: `POST /graphql ${doc.query}` },
+      async () => {
+        const x = await postGraphQL(target.base, target.tokens[0], doc, { keepBody: true });
+        return { ...columns(x), notes: `answer: ${x.body?.slice(0, 100)}` };
+      },
+      { logs: true },
+    );
   }
   const host = new URL(target.base).host;
   for (const line of REQUEST_LINES) {
-    await record(ctx, { finding: '4', sent: `raw TCP: ${line} (Host: ${host})` }, async () => {
-      const x = await rawRequest(target.base, requestHead(line, { Host: host, Connection: 'close' }));
-      return { status: x.status ? String(x.status) : x.firstLine, bytes: thousands(x.bytes), ms: thousands(x.ms) };
-    }, { logs: true });
+    await record(
+      ctx,
+      { finding: '4', sent: `raw TCP: ${line} (Host: ${host})` },
+      async () => {
+        const x = await rawRequest(target.base, requestHead(line, { Host: host, Connection: 'close' }));
+        return { status: x.status ? String(x.status) : x.firstLine, bytes: thousands(x.bytes), ms: thousands(x.ms) };
+      },
+      { logs: true },
+    );
   }
 }
 

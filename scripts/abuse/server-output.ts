@@ -26,7 +26,9 @@ export const isJsonLine = (line: string) => {
 function errorMessage(line: string): string {
   const l = JSON.parse(line) as { msg?: string; args?: unknown[] };
   const first = l.args?.[0];
-  return String(typeof first === 'string' ? first : l.msg).split('\n', 1)[0]!.slice(0, 60);
+  return String(typeof first === 'string' ? first : l.msg)
+    .split('\n', 1)[0]!
+    .slice(0, 60);
 }
 
 /**
@@ -80,7 +82,11 @@ export class ServerOutput {
     while (performance.now() - Math.max(this.lastOutputAt, started) < quietMs && performance.now() - started < maxMs) {
       await new Promise((r) => setTimeout(r, 100));
     }
-    return { stats: { ...this.stats }, lines: this.kept.slice(-KEEP), tailMs: Math.max(0, this.lastOutputAt - started) };
+    return {
+      stats: { ...this.stats },
+      lines: this.kept.slice(-KEEP),
+      tailMs: Math.max(0, this.lastOutputAt - started),
+    };
   }
 }
 

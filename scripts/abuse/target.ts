@@ -54,7 +54,11 @@ const ABUSE_USERS = ['abuse-a@abuse.invalid', 'abuse-b@abuse.invalid'] as const;
  * then starts the service as `npm start` runs it, on one worker so that its pid
  * is the process serving (and its VmRSS the one that matters).
  */
-export async function startOwnTarget(opts: { databaseUrl: string; products: number; log: (l: string) => void }): Promise<Target> {
+export async function startOwnTarget(opts: {
+  databaseUrl: string;
+  products: number;
+  log: (l: string) => void;
+}): Promise<Target> {
   const { databaseUrl, products, log } = opts;
   if (await ensureDatabase(databaseUrl)) log(`created database ${new URL(databaseUrl).pathname.slice(1)}`);
   // A fresh password per run, for the login finding only; shown nowhere.
@@ -123,9 +127,11 @@ async function listProductIds(base: string, token: string, wanted: number): Prom
   const ids: string[] = [];
   let after: string | null = null;
   while (ids.length < wanted) {
-    const query = 'query($after: String) { products(first: 100, after: $after) { data { id } paginatorInfo { hasMorePages endCursor } } }';
+    const query =
+      'query($after: String) { products(first: 100, after: $after) { data { id } paginatorInfo { hasMorePages endCursor } } }';
     const res = await postGraphQL(base, token, { query, variables: { after } }, { keepBody: true });
-    if (res.status !== 200) throw new Error(`listing products: HTTP ${res.status} ${res.error ?? res.body?.slice(0, 200)}`);
+    if (res.status !== 200)
+      throw new Error(`listing products: HTTP ${res.status} ${res.error ?? res.body?.slice(0, 200)}`);
     type Page = { data: { id: string }[]; paginatorInfo: { hasMorePages: boolean; endCursor: string | null } };
     const page = (JSON.parse(res.body!) as { data: { products: Page } }).data.products;
     ids.push(...page.data.map((p) => p.id));

@@ -33,7 +33,12 @@ async function run(ctx: FindingContext): Promise<void> {
   ];
   for (const c of cases) {
     await record(ctx, { finding: '2', sent: c.sent }, async () => {
-      const x = await postGraphQL(target.base, target.tokens[0], { query: c.query, variables: c.variables }, { keepBody: true });
+      const x = await postGraphQL(
+        target.base,
+        target.tokens[0],
+        { query: c.query, variables: c.variables },
+        { keepBody: true },
+      );
       const products = productsIn(x.body);
       const outcome = products === undefined ? `refused: ${x.body?.slice(0, 120)}` : `${products} products returned`;
       return { ...columns(x), notes: `request ${x.requestBytes} bytes; ${outcome}` };

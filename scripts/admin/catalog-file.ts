@@ -73,15 +73,21 @@ const enum Num {
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const LITERALS: Record<number, [string, unknown]> = { 0x74: ['true', true], 0x66: ['false', false], 0x6e: ['null', null] };
+const LITERALS: Record<number, [string, unknown]> = {
+  0x74: ['true', true],
+  0x66: ['false', false],
+  0x6e: ['null', null],
+};
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 const isHex = (c: number) => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
-const describeByte = (c: number) => (c >= 0x21 && c <= 0x7e ? `"${String.fromCharCode(c)}"` : `byte 0x${c.toString(16).padStart(2, '0')}`);
+const describeByte = (c: number) =>
+  c >= 0x21 && c <= 0x7e ? `"${String.fromCharCode(c)}"` : `byte 0x${c.toString(16).padStart(2, '0')}`;
 
 function setMember(target: Record<string, unknown>, key: string, value: unknown): void {
   // As JSON.parse does: "__proto__" is an own property, never the prototype.
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
 
@@ -346,7 +352,17 @@ export class ProductsReader {
         }
       } else if (this.escape === 1) {
         if (c === 0x75) this.escape = 5;
-        else if (c === QUOTE || c === BACKSLASH || c === 0x2f || c === 0x62 || c === 0x66 || c === 0x6e || c === 0x72 || c === 0x74) this.escape = 0;
+        else if (
+          c === QUOTE ||
+          c === BACKSLASH ||
+          c === 0x2f ||
+          c === 0x62 ||
+          c === 0x66 ||
+          c === 0x6e ||
+          c === 0x72 ||
+          c === 0x74
+        )
+          this.escape = 0;
         else {
           this.offset = base + i;
           this.fail(`Bad escape ${describeByte(c)} in a string`);
@@ -387,7 +403,10 @@ export class ProductsReader {
     if (this.isKey) {
       this.mode = Mode.Colon;
       top.key = text;
-      if (tooLong) (this.entry!.errors[this.path(true)] ??= []).push(`A field name must not be greater than ${MAX_TEXT_BYTES} bytes.`);
+      if (tooLong)
+        (this.entry!.errors[this.path(true)] ??= []).push(
+          `A field name must not be greater than ${MAX_TEXT_BYTES} bytes.`,
+        );
       return;
     }
     this.mode = Mode.CommaOrClose;
@@ -413,7 +432,14 @@ export class ProductsReader {
         break;
       case Num.Zero:
       case Num.Int:
-        next = c === 0x2e ? Num.Dot : c === 0x65 || c === 0x45 ? Num.E : this.num === Num.Int && isDigit(c) ? Num.Int : undefined;
+        next =
+          c === 0x2e
+            ? Num.Dot
+            : c === 0x65 || c === 0x45
+              ? Num.E
+              : this.num === Num.Int && isDigit(c)
+                ? Num.Int
+                : undefined;
         break;
       case Num.Dot:
         next = isDigit(c) ? Num.Frac : undefined;
@@ -436,12 +462,14 @@ export class ProductsReader {
   }
 
   private endNumber(): void {
-    if (this.num !== Num.Zero && this.num !== Num.Int && this.num !== Num.Frac && this.num !== Num.Exp) this.fail('Incomplete number');
+    if (this.num !== Num.Zero && this.num !== Num.Int && this.num !== Num.Frac && this.num !== Num.Exp)
+      this.fail('Incomplete number');
     this.offset--; // it ended at the byte before this one
     this.mode = Mode.CommaOrClose;
     let value: unknown = Number(this.numberText);
     if (this.numberBytes > MAX_NUMBER_BYTES) {
-      if (this.keeping()) (this.entry!.errors[this.path()] ??= []).push(`The number must not be longer than ${MAX_NUMBER_BYTES} digits.`);
+      if (this.keeping())
+        (this.entry!.errors[this.path()] ??= []).push(`The number must not be longer than ${MAX_NUMBER_BYTES} digits.`);
       value = 0;
     }
     this.attach(value);

@@ -16,7 +16,13 @@ import { isDatabaseUnavailable } from '../../src/platform/db-errors.ts';
 import type { FieldErrors } from '../../src/platform/errors.ts';
 import { CliError, describeError, EXIT_USAGE, parseCommandLine, usageError } from '../lib/cli.ts';
 import { ensureMigrated, withDatabase } from '../lib/database.ts';
-import { CatalogFileError, readCatalogEntries, scanCatalogFile, SHAPE_MESSAGE, type CatalogEntry } from './catalog-file.ts';
+import {
+  CatalogFileError,
+  readCatalogEntries,
+  scanCatalogFile,
+  SHAPE_MESSAGE,
+  type CatalogEntry,
+} from './catalog-file.ts';
 
 export const CATALOG_USAGE = `  catalog:export [--out FILE]
       Writes the whole catalogue as {"products": [...]} (UpsertProductInput, no ids),
@@ -44,17 +50,23 @@ export async function catalogExport(args: string[]): Promise<void> {
   await withDatabase(async (ctx) => {
     await ensureMigrated(ctx);
     // Written beside the target and renamed at the end: an interrupted export leaves no half file.
-    const temp = out ? path.join(path.dirname(path.resolve(out)), `.${path.basename(out)}.${process.pid}.tmp`) : undefined;
+    const temp = out
+      ? path.join(path.dirname(path.resolve(out)), `.${path.basename(out)}.${process.pid}.tmp`)
+      : undefined;
     const stream = temp ? fs.createWriteStream(temp) : process.stdout;
     const write = (chunk: string) =>
-      new Promise<void>((resolve, reject) => (stream.write(chunk, (err) => (err ? reject(err) : resolve()))));
+      new Promise<void>((resolve, reject) => stream.write(chunk, (err) => (err ? reject(err) : resolve())));
     try {
       const count = await exportCatalog(ctx.database.db, write);
       if (temp) {
-        await new Promise<void>((resolve, reject) => (stream as fs.WriteStream).end((err?: Error | null) => (err ? reject(err) : resolve())));
+        await new Promise<void>((resolve, reject) =>
+          (stream as fs.WriteStream).end((err?: Error | null) => (err ? reject(err) : resolve())),
+        );
         fs.renameSync(temp, out!);
       }
-      process.stderr.write(`Exported ${count} product${count === 1 ? '' : 's'} from ${ctx.target}${out ? ` to ${out}` : ''}.\n`);
+      process.stderr.write(
+        `Exported ${count} product${count === 1 ? '' : 's'} from ${ctx.target}${out ? ` to ${out}` : ''}.\n`,
+      );
     } catch (err) {
       if (temp) fs.rmSync(temp, { force: true });
       throw err;
@@ -64,9 +76,13 @@ export async function catalogExport(args: string[]): Promise<void> {
 
 function fileError(file: string, err: unknown): CliError {
   if (err instanceof CatalogFileError) {
-    return new CliError(err.message === SHAPE_MESSAGE ? `${file} ${SHAPE_MESSAGE}.` : `${file} is not valid JSON: ${err.message}.`, EXIT_USAGE);
+    return new CliError(
+      err.message === SHAPE_MESSAGE ? `${file} ${SHAPE_MESSAGE}.` : `${file} is not valid JSON: ${err.message}.`,
+      EXIT_USAGE,
+    );
   }
-  if ((err as { code?: unknown }).code !== undefined) return new CliError(`Cannot read ${file}: ${describeError(err)}.`, EXIT_USAGE);
+  if ((err as { code?: unknown }).code !== undefined)
+    return new CliError(`Cannot read ${file}: ${describeError(err)}.`, EXIT_USAGE);
   return err as CliError;
 }
 
@@ -78,7 +94,8 @@ async function checkCatalogFile(file: string): Promise<number> {
   } catch {
     throw new CliError(`Cannot read ${file}.`, EXIT_USAGE);
   }
-  if (size > MAX_FILE_BYTES) throw new CliError(`${file} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB.`, EXIT_USAGE);
+  if (size > MAX_FILE_BYTES)
+    throw new CliError(`${file} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB.`, EXIT_USAGE);
   let products: number;
   try {
     products = await scanCatalogFile(file);
@@ -86,12 +103,16 @@ async function checkCatalogFile(file: string): Promise<number> {
     throw fileError(file, err);
   }
   if (products > MAX_PRODUCTS) {
-    throw new CliError(`${file} has ${products} products; an import takes at most ${MAX_PRODUCTS.toLocaleString('en')}: split the file.`, EXIT_USAGE);
+    throw new CliError(
+      `${file} has ${products} products; an import takes at most ${MAX_PRODUCTS.toLocaleString('en')}: split the file.`,
+      EXIT_USAGE,
+    );
   }
   return products;
 }
 
-const coveredBy = (refused: readonly string[], path: string) => refused.some((r) => path === r || path.startsWith(`${r}.`));
+const coveredBy = (refused: readonly string[], path: string) =>
+  refused.some((r) => path === r || path.startsWith(`${r}.`));
 
 /**
  * One entry checked against the SDL's UpsertProductInput, exactly as GraphQL would check the variable,
@@ -150,7 +171,10 @@ function printSummary({ counts, failures, unlisted }: ImportSummary, dryRun: boo
 
 function unavailable(err: unknown): CliError {
   // 57014: our statement timeout. On a busy database a longer one lets the import through.
-  const hint = (err as { code?: unknown } | null)?.code === '57014' ? ' A busy database may need a longer DATABASE_STATEMENT_TIMEOUT_MS.' : '';
+  const hint =
+    (err as { code?: unknown } | null)?.code === '57014'
+      ? ' A busy database may need a longer DATABASE_STATEMENT_TIMEOUT_MS.'
+      : '';
   return new CliError(
     `The database is unavailable (${describeError(err)}); the import stopped. Run it again when the database is back.${hint}`,
     EXIT_DATABASE_UNAVAILABLE,
@@ -165,31 +189,45 @@ export async function catalogImport(args: string[]): Promise<number> {
   const total = await checkCatalogFile(file);
 
   try {
-    return await withDatabase(async (ctx) => {
-      await ensureMigrated(ctx);
-      const bar = process.stderr.isTTY ? new SingleBar({ stream: process.stderr, format: 'importing [{bar}] {value}/{total} products, {eta}s left' }) : undefined;
-      bar?.start(total, 0);
-      let summary: ImportSummary;
-      try {
-        summary = await importCatalog(
-          { db: ctx.database.db, logger: ctx.logger, limits: ctx.config.catalog.writeLimits, actor: { userId: null, tokenId: null, via: 'cli' } },
-          itemsOf(file),
-          // Each product commits on its own, and a commit waits for the disk: several at once share the flush.
-          // The embedded database runs one statement at a time.
-          { dryRun, concurrency: ctx.database.kind === 'postgres' ? IMPORT_CONNECTIONS : 1, onResult: () => bar?.increment() },
-        );
-      } catch (err) {
-        if (!(err instanceof ImportStopped)) throw err;
-        bar?.stop();
-        // What was done before it stopped, so that nobody has to guess.
-        printSummary(err.summary, dryRun);
-        throw unavailable(err.cause);
-      } finally {
-        bar?.stop();
-      }
-      printSummary(summary, dryRun);
-      return summary.counts.failed > 0 ? EXIT_SOME_FAILED : 0;
-    }, { poolSize: IMPORT_CONNECTIONS });
+    return await withDatabase(
+      async (ctx) => {
+        await ensureMigrated(ctx);
+        const bar = process.stderr.isTTY
+          ? new SingleBar({ stream: process.stderr, format: 'importing [{bar}] {value}/{total} products, {eta}s left' })
+          : undefined;
+        bar?.start(total, 0);
+        let summary: ImportSummary;
+        try {
+          summary = await importCatalog(
+            {
+              db: ctx.database.db,
+              logger: ctx.logger,
+              limits: ctx.config.catalog.writeLimits,
+              actor: { userId: null, tokenId: null, via: 'cli' },
+            },
+            itemsOf(file),
+            // Each product commits on its own, and a commit waits for the disk: several at once share the flush.
+            // The embedded database runs one statement at a time.
+            {
+              dryRun,
+              concurrency: ctx.database.kind === 'postgres' ? IMPORT_CONNECTIONS : 1,
+              onResult: () => bar?.increment(),
+            },
+          );
+        } catch (err) {
+          if (!(err instanceof ImportStopped)) throw err;
+          bar?.stop();
+          // What was done before it stopped, so that nobody has to guess.
+          printSummary(err.summary, dryRun);
+          throw unavailable(err.cause);
+        } finally {
+          bar?.stop();
+        }
+        printSummary(summary, dryRun);
+        return summary.counts.failed > 0 ? EXIT_SOME_FAILED : 0;
+      },
+      { poolSize: IMPORT_CONNECTIONS },
+    );
   } catch (err) {
     if (!(err instanceof CliError) && isDatabaseUnavailable(err)) throw unavailable(err);
     throw err;

@@ -39,7 +39,8 @@ export class PgMonitor {
    * finished: every backend idle and the servers' CPU time (workers included) unchanged for 300 ms.
    */
   async drain(serverPids: number[]): Promise<void> {
-    const serverTicks = () => serverPids.reduce((sum, pid) => sum + [...treeTicks(pid).values()].reduce((a, b) => a + b, 0), 0);
+    const serverTicks = () =>
+      serverPids.reduce((sum, pid) => sum + [...treeTicks(pid).values()].reduce((a, b) => a + b, 0), 0);
     for (let quiet = 0, i = 0, last = serverTicks(); quiet < 3 && i < 600; i++) {
       await sleep(100);
       const { rows } = await this.client.query<{ busy: number }>(
@@ -59,9 +60,10 @@ export class PgMonitor {
    */
   async flush(serverPids: number[]): Promise<void> {
     await this.drain(serverPids);
-    await this.client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
-      this.dbName,
-    ]);
+    await this.client.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [this.dbName],
+    );
     for (let i = 0; i < 100 && (await this.backendPids()).length > 0; i++) await sleep(20);
   }
 }

@@ -32,7 +32,6 @@ export const CONFIGURE_BASELINE: Partial<Record<QueryName, QueryName>> = { Q4: '
 export type Selections = ReadonlyMap<string, readonly { customisationId: string; value?: string }[]>;
 export const ZIPF_DRAWS = 20_000;
 
-
 export type QueryName = keyof typeof QUERIES | keyof typeof HOT;
 export const QUERY_NAMES = [...Object.keys(QUERIES), ...Object.keys(HOT)] as QueryName[];
 
@@ -85,15 +84,20 @@ export function requestBodies(
         JSON.stringify({ query: QUERIES.Q2, variables: { after: encodeCursor(pick()) } }),
       );
     case 'Q1z':
-      return Array.from({ length: ZIPF_DRAWS }, () => JSON.stringify({ query: QUERIES[HOT[name]], variables: { id: zipf() } }));
+      return Array.from({ length: ZIPF_DRAWS }, () =>
+        JSON.stringify({ query: QUERIES[HOT[name]], variables: { id: zipf() } }),
+      );
     case 'Q2z':
       return Array.from({ length: ZIPF_DRAWS }, () =>
         JSON.stringify({ query: QUERIES[HOT[name]], variables: { after: encodeCursor(zipf()) } }),
       );
     case 'Q4':
     case 'Q4z': {
-      const body = (id: string) => JSON.stringify({ query: QUERIES.Q4, variables: { id, selections: selections.get(id) ?? [] } });
-      return name === 'Q4' ? Array.from({ length: count }, () => body(pick())) : Array.from({ length: ZIPF_DRAWS }, () => body(zipf()));
+      const body = (id: string) =>
+        JSON.stringify({ query: QUERIES.Q4, variables: { id, selections: selections.get(id) ?? [] } });
+      return name === 'Q4'
+        ? Array.from({ length: count }, () => body(pick()))
+        : Array.from({ length: ZIPF_DRAWS }, () => body(zipf()));
     }
   }
 }

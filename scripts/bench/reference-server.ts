@@ -133,7 +133,10 @@ export function createReferenceServer(pool: pg.Pool): http.Server {
     req.on('end', () => {
       respond(req, Buffer.concat(chunks).toString('utf8'))
         .then(([status, body]) => {
-          res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+          res.writeHead(status, {
+            'content-type': 'application/json; charset=utf-8',
+            'content-length': Buffer.byteLength(body),
+          });
           res.end(body);
         })
         .catch((err: Error) => {

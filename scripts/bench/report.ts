@@ -10,7 +10,19 @@ const median = (xs: number[]) => {
   return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-const HEADER = ['query', 'server', 'req/s', 'p50 ms', 'p99 ms', 'node CPU ms/req', 'PG CPU ms/req', 'wrk CPU ms/req', 'SQL/req', 'errors/bad', '×ref'];
+const HEADER = [
+  'query',
+  'server',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  'node CPU ms/req',
+  'PG CPU ms/req',
+  'wrk CPU ms/req',
+  'SQL/req',
+  'errors/bad',
+  '×ref',
+];
 const SERVERS = ['reference', 'cold', 'hot'] as const;
 
 /**
@@ -18,7 +30,11 @@ const SERVERS = ['reference', 'cold', 'hot'] as const;
  * service's throughput as a ratio to the reference, to stdout (and the rows to --json); results are
  * keyed `${query}/${server}`. Returns false when the load met errors or bad responses.
  */
-export function printReport(settings: Settings, results: Map<string, CaseTotals>, opts: { quick: boolean; json?: string }): boolean {
+export function printReport(
+  settings: Settings,
+  results: Map<string, CaseTotals>,
+  opts: { quick: boolean; json?: string },
+): boolean {
   let clean = true;
   const rows: string[][] = [];
   const json: Record<string, unknown>[] = [];
@@ -77,10 +93,13 @@ export function printReport(settings: Settings, results: Map<string, CaseTotals>
       versus.push([`${q} / ${baseline}`, name, cr.toFixed(0), pr.toFixed(0), `${(cr / pr).toFixed(2)}×`]);
     }
   }
-  const markdown = (head: string[], body: string[][]) => [head, head.map(() => '---'), ...body].map((r) => `| ${r.join(' | ')} |`).join('\n');
+  const markdown = (head: string[], body: string[][]) =>
+    [head, head.map(() => '---'), ...body].map((r) => `| ${r.join(' | ')} |`).join('\n');
   const table =
     `${markdown(HEADER, rows)}\n\n${markdown(['query', 'reference req/s', 'cold', 'hot'], summary)}` +
-    (versus.length > 0 ? `\n\n${markdown(['configure / product(id)', 'server', 'configure req/s', 'product(id) req/s', 'ratio'], versus)}` : '');
+    (versus.length > 0
+      ? `\n\n${markdown(['configure / product(id)', 'server', 'configure req/s', 'product(id) req/s', 'ratio'], versus)}`
+      : '');
   const cpus = os.cpus();
   process.stdout.write(
     `\n${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ` +
@@ -88,7 +107,8 @@ export function printReport(settings: Settings, results: Map<string, CaseTotals>
       `, service workers ${settings.workers} (hot: response cache on${settings.hotCacheBytes ? ` with RESPONSE_CACHE_MAX_BYTES=${settings.hotCacheBytes}` : ''}, token cache ${settings.hotTokenCache ? 'on' : 'off'}; cold: both off)${settings.servicePool ? `, service pool ${settings.servicePool} per worker` : ''}, reference pool ${settings.referencePool}\n\n${table}\n\n`,
   );
   for (const q of settings.queries) process.stdout.write(`${q}: ${QUERY_LABELS[q]}\n`);
-  if (opts.quick) process.stdout.write('--quick: a few seconds per case; the figures are indicative, the run checks correctness.\n');
+  if (opts.quick)
+    process.stdout.write('--quick: a few seconds per case; the figures are indicative, the run checks correctness.\n');
   if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ settings, rows: json }, null, 2));
   return clean;
 }

@@ -7,7 +7,15 @@ import { stopServer, type Server } from '../lib/service-process.ts';
 import { emptyTotals, runCase, type CaseContext, type CaseTotals } from './case-runner.ts';
 import { PgMonitor } from './pg-monitor.ts';
 import pg from 'pg';
-import { COLD_QUERIES, HOT_QUERIES, QUERY_LABELS, REFERENCE_QUERIES, requestBodies, type QueryName, type Selections } from './queries.ts';
+import {
+  COLD_QUERIES,
+  HOT_QUERIES,
+  QUERY_LABELS,
+  REFERENCE_QUERIES,
+  requestBodies,
+  type QueryName,
+  type Selections,
+} from './queries.ts';
 import { printReport } from './report.ts';
 import { startReference, startService } from './servers.ts';
 import { parseSettings } from './settings.ts';
@@ -41,25 +49,42 @@ async function main(): Promise<number> {
     if (settings.mode !== 'hot') servers.push(await startService(settings, profile, 'cold'));
     servers.push(await startReference(settings));
     const runsOn = (q: QueryName) =>
-      servers.filter((s) => (s.name === 'reference' ? REFERENCE_QUERIES : s.name === 'hot' ? HOT_QUERIES : COLD_QUERIES).includes(q));
+      servers.filter((s) =>
+        (s.name === 'reference' ? REFERENCE_QUERIES : s.name === 'hot' ? HOT_QUERIES : COLD_QUERIES).includes(q),
+      );
     // A query the reference serves needs both; configure runs on the service alone.
     queries = settings.queries.filter((q) => runsOn(q).length > (REFERENCE_QUERIES.includes(q) ? 1 : 0));
-    const selections = queries.some((q) => !REFERENCE_QUERIES.includes(q)) ? await loadSelections(settings.url) : new Map();
+    const selections = queries.some((q) => !REFERENCE_QUERIES.includes(q))
+      ? await loadSelections(settings.url)
+      : new Map();
 
     // Every distinct request must get the same bytes from both servers before any load.
     let mismatch = false;
     const files = new Map<QueryName, string>();
     for (const q of queries) {
-      const bodies = requestBodies(q, dataset.productIds, settings.distinct, (id) => encodeCursor('product', id), selections);
+      const bodies = requestBodies(
+        q,
+        dataset.productIds,
+        settings.distinct,
+        (id) => encodeCursor('product', id),
+        selections,
+      );
       // Zipf draws repeat: the distinct ones are checked, up to the usual count (which also warms the hot cache).
       const distinct = [...new Set(bodies)].slice(0, settings.distinct);
       const problems = await verify(q, distinct, token, runsOn(q));
       if (problems.length > 0) {
         mismatch = true;
-        log(`MISMATCH ${q}: ${runsOn(q).length > 1 ? 'the service and the reference disagree' : 'bad answers'}:\n${problems.join('\n')}`);
+        log(
+          `MISMATCH ${q}: ${runsOn(q).length > 1 ? 'the service and the reference disagree' : 'bad answers'}:\n${problems.join('\n')}`,
+        );
         continue;
       }
-      const checked = runsOn(q).length > 1 ? `${runsOn(q).map((s) => s.name).join(' == ')} byte for byte` : `${runsOn(q)[0]!.name}: clean, valid answers`;
+      const checked =
+        runsOn(q).length > 1
+          ? `${runsOn(q)
+              .map((s) => s.name)
+              .join(' == ')} byte for byte`
+          : `${runsOn(q)[0]!.name}: clean, valid answers`;
       log(`${q}: ${bodies.length} requests (${distinct.length} distinct checked), ${checked}`);
       const file = path.join(tmp, `${q}.jsonl`);
       fs.writeFileSync(file, `${bodies.join('\n')}\n`);
@@ -122,7 +147,11 @@ async function loadSelections(url: string): Promise<Selections> {
     const out = new Map<string, { customisationId: string; value?: string }[]>();
     for (const r of rows) {
       const list = out.get(r.product_id) ?? [];
-      list.push(['text', 'typography', 'image'].includes(r.type) ? { customisationId: r.id, value: 'Bench' } : { customisationId: r.id });
+      list.push(
+        ['text', 'typography', 'image'].includes(r.type)
+          ? { customisationId: r.id, value: 'Bench' }
+          : { customisationId: r.id },
+      );
       out.set(r.product_id, list);
     }
     return out;

@@ -53,7 +53,8 @@ export function parseSettings(args = process.argv.slice(2)) {
   if (!['on', 'off'].includes(opts['token-cache'])) throw new Error('--token-cache must be on or off');
   if (!['hot', 'cold', 'both'].includes(settings.mode)) throw new Error('--mode must be hot, cold or both');
   for (const q of settings.queries) if (!QUERY_NAMES.includes(q)) throw new Error(`unknown query ${q}`);
-  if (!Number.isInteger(settings.workers) || settings.workers < 1 || settings.workers > 64) throw new Error('--workers must be 1..64');
+  if (!Number.isInteger(settings.workers) || settings.workers < 1 || settings.workers > 64)
+    throw new Error('--workers must be 1..64');
   return { settings, quick, profile: opts.profile, json: opts.json };
 }
 

@@ -19,13 +19,24 @@ export async function verify(q: QueryName, bodies: string[], token: string, serv
       if (servers.length === 1) {
         // Nothing to compare with: a clean, valid answer is what is checked.
         const a = await post(servers[0]!, body);
-        if (a.status !== 200 || !a.text.startsWith('{"data":{') || a.text.includes('"errors"') || (a.text.includes('"valid":') && !a.text.includes('"valid":true'))) {
+        if (
+          a.status !== 200 ||
+          !a.text.startsWith('{"data":{') ||
+          a.text.includes('"errors"') ||
+          (a.text.includes('"valid":') && !a.text.includes('"valid":true'))
+        ) {
           problems.push(`${q} ${body}\n  ${servers[0]!.name} ${a.status} ${a.text.slice(0, 300)}`);
         }
         continue;
       }
       const [a, b] = await Promise.all(servers.map((s) => post(s, body)));
-      if (a!.status !== 200 || b!.status !== 200 || a!.text !== b!.text || !a!.text.startsWith('{"data":{') || a!.text.includes('"errors"')) {
+      if (
+        a!.status !== 200 ||
+        b!.status !== 200 ||
+        a!.text !== b!.text ||
+        !a!.text.startsWith('{"data":{') ||
+        a!.text.includes('"errors"')
+      ) {
         problems.push(
           `${q} ${body}\n  service   ${a!.status} ${a!.text.slice(0, 300)}\n  reference ${b!.status} ${b!.text.slice(0, 300)}`,
         );

@@ -46,7 +46,16 @@ export interface WrkLoad {
 
 export function runWrk(load: WrkLoad, url: string, seconds: number): Promise<WrkResult> {
   const { wrk, threads, connections, bodiesFile, token } = load;
-  const args = [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', SCRIPT, `${url}/graphql`];
+  const args = [
+    `-t${threads}`,
+    `-c${connections}`,
+    `-d${seconds}s`,
+    '--timeout',
+    '10s',
+    '-s',
+    SCRIPT,
+    `${url}/graphql`,
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn(wrk, [...args, '--', bodiesFile, token], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

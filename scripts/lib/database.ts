@@ -25,11 +25,16 @@ export function describeTarget(config: Config['database']): string {
  * DATABASE_URL is set, else the embedded one under DATA_DIR), runs `fn`, and
  * always closes it, so a failed command never leaves the process hanging on a pool.
  */
-export async function withDatabase<T>(fn: (ctx: CliContext) => Promise<T>, options: { poolSize?: number } = {}): Promise<T> {
+export async function withDatabase<T>(
+  fn: (ctx: CliContext) => Promise<T>,
+  options: { poolSize?: number } = {},
+): Promise<T> {
   const config = loadConfig();
   // Logs go to stderr and only when something is wrong: stdout is the command's output.
   const logger = createLogger(config.logging.level === 'silent' ? 'silent' : 'warn', process.stderr);
-  const database = await createDatabase<Database>(databaseOptions(config.database, logger, { poolSize: options.poolSize ?? 2 }));
+  const database = await createDatabase<Database>(
+    databaseOptions(config.database, logger, { poolSize: options.poolSize ?? 2 }),
+  );
   try {
     return await fn({ config, database, logger, target: describeTarget(config.database) });
   } finally {

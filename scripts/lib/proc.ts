@@ -5,7 +5,8 @@ import { execFileSync } from 'node:child_process';
 
 let clockTicks: number | undefined;
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux); asked once, when first needed. */
-const ticksPerSecond = () => (clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100);
+const ticksPerSecond = () =>
+  (clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100);
 
 /** utime + stime of a process in ticks, or null when it is gone. */
 export function cpuTicks(pid: number): number | null {
@@ -44,7 +45,7 @@ export function processTree(rootPid: number): number[] {
     }
   }
   const tree: number[] = [];
-  for (const queue = [rootPid]; queue.length > 0; ) {
+  for (const queue = [rootPid]; queue.length > 0;) {
     const pid = queue.shift()!;
     tree.push(pid);
     queue.push(...(children.get(pid) ?? []));

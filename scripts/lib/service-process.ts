@@ -55,8 +55,13 @@ export async function startServer(
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (hasExited(child)) throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}):\n${stderr.join('')}`);
-    const answered = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then(
+    if (hasExited(child))
+      throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}):\n${stderr.join('')}`);
+    const answered = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    }).then(
       (res) => res.arrayBuffer().then(() => true),
       () => false,
     );

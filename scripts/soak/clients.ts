@@ -22,7 +22,10 @@ async function timed<T>(stats: SoakStats, op: Op, fn: () => Promise<Outcome<T>>)
     outcome = await fn();
   } catch (err) {
     // fetch() says only "fetch failed"; its cause names the refused or reset connection.
-    outcome = { ok: false, what: (err as Error).cause ? String(((err as Error).cause as Error).message) : (err as Error).message };
+    outcome = {
+      ok: false,
+      what: (err as Error).cause ? String(((err as Error).cause as Error).message) : (err as Error).message,
+    };
   }
   stats.record(op, performance.now() - start, outcome.ok ? undefined : outcome.what);
   return outcome.value;
@@ -70,7 +73,7 @@ export interface ClientSpec {
  */
 export async function runClient({ base, email, password, until, seed }: ClientSpec, stats: SoakStats): Promise<void> {
   let rnd = seed;
-  const random = () => ((rnd = (rnd * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (rnd = (rnd * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   let token = await login(stats, base, email, password);
   const ids: string[] = [];
   let cursor: string | null = null;
@@ -91,11 +94,16 @@ export async function runClient({ base, email, password, until, seed }: ClientSp
         cursor = page.paginatorInfo.hasMorePages ? page.paginatorInfo.endCursor : null;
       }
     } else if (roll < 0.93) {
-      await timed(stats, 'product', () => graphql(base, token!, PRODUCT_QUERY, { id: ids[Math.floor(random() * ids.length)] }));
+      await timed(stats, 'product', () =>
+        graphql(base, token!, PRODUCT_QUERY, { id: ids[Math.floor(random() * ids.length)] }),
+      );
     } else {
       const old = token;
       await timed(stats, 'logout', async () => {
-        const res = await fetch(`${base}/api/v1/logout`, { method: 'POST', headers: { authorization: `Bearer ${old}` } });
+        const res = await fetch(`${base}/api/v1/logout`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${old}` },
+        });
         await res.arrayBuffer();
         return { ok: res.status === 200, what: String(res.status) };
       });

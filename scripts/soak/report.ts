@@ -32,7 +32,12 @@ export const mb = (b: number | undefined) => (b === undefined ? '?' : `${(b / 10
 const fmt = (ms: number) => (Number.isNaN(ms) ? '-' : `${ms.toFixed(1)}ms`);
 
 /** Prints a line per window: requests so far and per second, errors, latency and the server's RSS. */
-export function startReporter(stats: SoakStats, rss: () => Promise<number | undefined>, started: number, everyMs: number) {
+export function startReporter(
+  stats: SoakStats,
+  rss: () => Promise<number | undefined>,
+  started: number,
+  everyMs: number,
+) {
   const rssSeries: string[] = [];
   let lastTotal = 0;
   const report = async () => {
@@ -59,16 +64,25 @@ export function startReporter(stats: SoakStats, rss: () => Promise<number | unde
   };
 }
 
-export function printSummary(stats: SoakStats, started: number, rssSeries: string[], finalRss: number | undefined): void {
+export function printSummary(
+  stats: SoakStats,
+  started: number,
+  rssSeries: string[],
+  finalRss: number | undefined,
+): void {
   const { total, latencies, errors } = stats;
-  console.log(`\n== ${total} requests in ${((Date.now() - started) / 1000).toFixed(0)} s, ${(total / ((Date.now() - started) / 1000)).toFixed(0)}/s`);
+  console.log(
+    `\n== ${total} requests in ${((Date.now() - started) / 1000).toFixed(0)} s, ${(total / ((Date.now() - started) / 1000)).toFixed(0)}/s`,
+  );
   for (const op of Object.keys(latencies) as Op[]) {
     const sorted = latencies[op].sort((a, b) => a - b);
     console.log(
       `${op.padEnd(8)} n=${String(sorted.length).padStart(7)}  p50=${fmt(percentile(sorted, 50))}  p95=${fmt(percentile(sorted, 95))}  p99=${fmt(percentile(sorted, 99))}  max=${fmt(sorted.at(-1) ?? NaN)}`,
     );
   }
-  const all = Object.values(latencies).flat().sort((a, b) => a - b);
+  const all = Object.values(latencies)
+    .flat()
+    .sort((a, b) => a - b);
   console.log(`all      p99=${fmt(percentile(all, 99))}`);
   console.log(`errors: ${errors.size === 0 ? 'none' : ''}`);
   for (const [what, n] of errors) console.log(`  ${n} × ${what}`);

@@ -33,12 +33,19 @@ const reportEveryMs = Number(args['report-seconds']) * 1000;
 if (!(clients >= 1) || !(durationMs > 0)) throw new Error('--clients and --minutes must be positive numbers');
 
 const target = args.url
-  ? await useRunningServer({ url: args.url, email: args.email, password: args.password, metricsToken: args['metrics-token'] })
+  ? await useRunningServer({
+      url: args.url,
+      email: args.email,
+      password: args.password,
+      metricsToken: args['metrics-token'],
+    })
   : await startOwnServer({ adminUrl: args['database-url'], products: args.products, clients });
 const stats = new SoakStats();
 const started = Date.now();
 const until = started + durationMs;
-console.log(`soak: ${clients} clients for ${args.minutes} min against ${target.base}; RSS at start ${mb(await target.rss())}`);
+console.log(
+  `soak: ${clients} clients for ${args.minutes} min against ${target.base}; RSS at start ${mb(await target.rss())}`,
+);
 
 const reporter = startReporter(stats, () => target.rss(), started, reportEveryMs);
 await Promise.all(

@@ -45,9 +45,17 @@ async function createScratchDatabase(adminUrl: string | undefined) {
 /** A fresh database (PostgreSQL or embedded), seeded, one user per client, and a real server process on it. */
 export async function startOwnServer(opts: { adminUrl?: string; products: string; clients: number }): Promise<Target> {
   const { databaseUrl, dataDir, drop } = await createScratchDatabase(opts.adminUrl);
-  const config = loadConfig({ NODE_ENV: 'production', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir! }) });
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir! }),
+  });
   const logger = createLogger('warn');
-  const database = await createDatabase<Database>({ databaseUrl, dataDir: config.database.dataDir, poolSize: 2, logger });
+  const database = await createDatabase<Database>({
+    databaseUrl,
+    dataDir: config.database.dataDir,
+    poolSize: 2,
+    logger,
+  });
   await migrateToLatest(database.db);
   await seedCatalog(database.db, { products: Number(opts.products), seed: 7 });
   const auth = createAuthService({ db: database.db, config: config.auth, logger });
@@ -61,7 +69,12 @@ export async function startOwnServer(opts: { adminUrl?: string; products: string
   await database.close();
 
   // An empty DATABASE_URL counts as unset: the embedded run must not take this shell's.
-  const env = { NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl ?? '', ...(dataDir ? { DATA_DIR: dataDir } : {}) };
+  const env = {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: databaseUrl ?? '',
+    ...(dataDir ? { DATA_DIR: dataDir } : {}),
+  };
   let server: Server;
   try {
     ensureBuilt();
@@ -73,7 +86,9 @@ export async function startOwnServer(opts: { adminUrl?: string; products: string
   // Its warnings belong on the soak's terminal, as they come.
   echoStderr(server);
   const { child } = server;
-  console.log(`server pid ${child.pid} on ${server.url} (${databaseUrl ? 'PostgreSQL' : 'embedded'}), ${opts.products} products`);
+  console.log(
+    `server pid ${child.pid} on ${server.url} (${databaseUrl ? 'PostgreSQL' : 'embedded'}), ${opts.products} products`,
+  );
   return {
     base: server.url,
     users,
@@ -86,7 +101,12 @@ export async function startOwnServer(opts: { adminUrl?: string; products: string
   };
 }
 
-export async function useRunningServer(opts: { url: string; email?: string; password?: string; metricsToken?: string }): Promise<Target> {
+export async function useRunningServer(opts: {
+  url: string;
+  email?: string;
+  password?: string;
+  metricsToken?: string;
+}): Promise<Target> {
   const { email, password, metricsToken } = opts;
   if (!email || !password) throw new Error('--url needs --email and --password');
   const base = opts.url.replace(/\/$/, '');
@@ -95,7 +115,9 @@ export async function useRunningServer(opts: { url: string; email?: string; pass
     users: [{ email, password }],
     async rss() {
       if (!metricsToken) return undefined;
-      const text = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } }).then((r) => r.text());
+      const text = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } }).then((r) =>
+        r.text(),
+      );
       const value = /^process_resident_memory_bytes (\S+)/m.exec(text)?.[1];
       return value ? Number(value) : undefined;
     },

@@ -2,7 +2,13 @@ import type { Fetcher, FetcherResult } from '@graphiql/toolkit';
 import { GraphiQL, HISTORY_PLUGIN } from 'graphiql';
 import 'graphiql/style.css';
 import { createRoot } from 'react-dom/client';
-import { EXAMPLE_CONFIGURE, EXAMPLE_CONFIGURE_VARIABLES, EXAMPLE_MUTATION, EXAMPLE_QUERY, EXAMPLE_VARIABLES } from './examples.ts';
+import {
+  EXAMPLE_CONFIGURE,
+  EXAMPLE_CONFIGURE_VARIABLES,
+  EXAMPLE_MUTATION,
+  EXAMPLE_QUERY,
+  EXAMPLE_VARIABLES,
+} from './examples.ts';
 import { session, withToken } from './session.ts';
 import { SIGN_IN_PLUGIN } from './sign-in.tsx';
 import './style.css';
@@ -13,7 +19,8 @@ const options = JSON.parse(document.getElementById('graphiql-options')!.textCont
 };
 (globalThis as { MonacoEnvironment?: unknown }).MonacoEnvironment = {
   globalAPI: false,
-  getWorker: (_id: string, label: string) => new Worker(options.workers[label] ?? options.workers['editorWorkerService']!),
+  getWorker: (_id: string, label: string) =>
+    new Worker(options.workers[label] ?? options.workers['editorWorkerService']!),
 };
 
 /** Every tab's operations and the schema fetch: POST JSON, with the signed-in token. */

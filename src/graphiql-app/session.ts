@@ -78,7 +78,9 @@ export async function fetchMe(): Promise<Me | null> {
   const { status, json } = await postJson('/graphql', { query: ME_QUERY, operationName: 'Me' }, withToken());
   if (status === 401) return null;
   if (!json?.data?.me) {
-    throw new Error((json?.errors as { message?: string }[] | undefined)?.[0]?.message ?? `The service answered ${status}.`);
+    throw new Error(
+      (json?.errors as { message?: string }[] | undefined)?.[0]?.message ?? `The service answered ${status}.`,
+    );
   }
   return json.data.me;
 }

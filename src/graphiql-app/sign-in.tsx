@@ -96,7 +96,9 @@ function SignInPanel() {
         ) : (
           <p>{error ?? 'Checking your token…'}</p>
         )}
-        <p className="pcs-note">Every tab’s requests and the schema fetch carry this token. It is kept in this browser tab only.</p>
+        <p className="pcs-note">
+          Every tab’s requests and the schema fetch carry this token. It is kept in this browser tab only.
+        </p>
         <button type="button" className="graphiql-button" onClick={() => void onSignOut()} disabled={busy}>
           Sign out
         </button>
@@ -125,7 +127,9 @@ function SignInPanel() {
           </p>
         )}
       </form>
-      <p className="pcs-note">Signs in through POST /api/v1/login. The token stays in this browser tab until you sign out or close it.</p>
+      <p className="pcs-note">
+        Signs in through POST /api/v1/login. The token stays in this browser tab until you sign out or close it.
+      </p>
     </section>
   );
 }

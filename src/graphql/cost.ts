@@ -33,7 +33,10 @@ export function rootType(schema: GraphQLSchema, operation: OperationDefinitionNo
   return schema.getRootType(operation.operation) ?? undefined;
 }
 
-function fieldDefinition(parent: GraphQLNamedType | undefined, name: string): GraphQLField<unknown, unknown> | undefined {
+function fieldDefinition(
+  parent: GraphQLNamedType | undefined,
+  name: string,
+): GraphQLField<unknown, unknown> | undefined {
   if (name === '__schema') return SchemaMetaFieldDef;
   if (name === '__type') return TypeMetaFieldDef;
   return parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[name] : undefined;
@@ -48,7 +51,12 @@ export function argumentsOf(field: GraphQLField<unknown, unknown>, node: FieldNo
   }
 }
 
-function itemsRequested(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: Variables, maxPageSize: number): number {
+function itemsRequested(
+  field: GraphQLField<unknown, unknown>,
+  node: FieldNode,
+  variables: Variables,
+  maxPageSize: number,
+): number {
   const hasFirst = field.args.some((a) => a.name === 'first');
   const isEntities = field.name === '_entities';
   if (!hasFirst && !isEntities) return 1;

@@ -16,7 +16,11 @@ const PAGE_OR_API = ['text/html', 'application/graphql-response+json', 'applicat
 function wantsGraphiQL(req: IncomingMessage): boolean {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   const accept = req.headers.accept;
-  return accept !== undefined && accept.includes('text/html') && new Negotiator({ headers: { accept } }).mediaType(PAGE_OR_API) === 'text/html';
+  return (
+    accept !== undefined &&
+    accept.includes('text/html') &&
+    new Negotiator({ headers: { accept } }).mediaType(PAGE_OR_API) === 'text/html'
+  );
 }
 
 /**
@@ -25,7 +29,8 @@ function wantsGraphiQL(req: IncomingMessage): boolean {
  */
 function createInFlightCounter(limit: number) {
   const responses = new Map<string, Set<ServerResponse>>();
-  const done = (res: ServerResponse) => res.destroyed || res.writableFinished || (res.writableEnded && res.writableLength === 0);
+  const done = (res: ServerResponse) =>
+    res.destroyed || res.writableFinished || (res.writableEnded && res.writableLength === 0);
   return {
     full(key: string): boolean {
       const open = responses.get(key);
@@ -58,7 +63,8 @@ export function createGraphQLEndpoint(deps: {
   return {
     path: GRAPHQL_PATH,
     maxBodyBytes: deps.maxBodyBytes,
-    isPublic: (req, url) => url.pathname.startsWith(GRAPHIQL_ASSETS_PATH) || (url.pathname === GRAPHQL_PATH && wantsGraphiQL(req)),
+    isPublic: (req, url) =>
+      url.pathname.startsWith(GRAPHIQL_ASSETS_PATH) || (url.pathname === GRAPHQL_PATH && wantsGraphiQL(req)),
     async handle(req, res, { session, ip, url }) {
       if (!session) return graphiql.serve(req, res, url.pathname);
       if (url.pathname !== GRAPHQL_PATH) throw new HttpError(404, 'Not found.');

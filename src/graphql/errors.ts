@@ -48,11 +48,18 @@ export function graphQLError(message: string, code: string, options: ErrorOption
 
 /** A limit or an invalid document refused before any resolver runs: a request error, GRAPHQL_VALIDATION_FAILED. */
 export const validationError = (message: string, located?: GraphQLError) =>
-  graphQLError(message, 'GRAPHQL_VALIDATION_FAILED', { status: 400, requestError: true, ...(located ? { located } : {}) });
+  graphQLError(message, 'GRAPHQL_VALIDATION_FAILED', {
+    status: 400,
+    requestError: true,
+    ...(located ? { located } : {}),
+  });
 
 /** A variable that does not coerce: a request error. */
 export const variableError = (e: GraphQLError) =>
-  createGraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'BAD_USER_INPUT', http: { status: 400, spec: true } } });
+  createGraphQLError(e.message, {
+    nodes: e.nodes,
+    extensions: { code: 'BAD_USER_INPUT', http: { status: 400, spec: true } },
+  });
 
 export const forbiddenError = (message: string) => graphQLError(message, 'FORBIDDEN', { status: 403 });
 
@@ -64,7 +71,10 @@ export const forbiddenFieldError = (node: FieldNode, requiredScopes: readonly (r
   });
 
 export const tooManyInFlightError = (per: 'token' | 'user') =>
-  graphQLError(`Too many requests in flight for this ${per}.`, 'TOO_MANY_REQUESTS', { status: 429, headers: { 'Retry-After': '1' } });
+  graphQLError(`Too many requests in flight for this ${per}.`, 'TOO_MANY_REQUESTS', {
+    status: 429,
+    headers: { 'Retry-After': '1' },
+  });
 
 export const deadlineError = (timeoutMs: number) =>
   graphQLError(`The operation took longer than ${timeoutMs} ms and was aborted.`, 'EXECUTION_TIMEOUT', { status: 504 });
@@ -72,7 +82,8 @@ export const deadlineError = (timeoutMs: number) =>
 export const serviceUnavailableError = () =>
   graphQLError(SERVICE_UNAVAILABLE_MESSAGE, 'SERVICE_UNAVAILABLE', { status: 503, headers: { ...RETRY_LATER } });
 
-export const bodyTooLargeError = () => graphQLError('Request body too large.', 'REQUEST_ENTITY_TOO_LARGE', { status: 413 });
+export const bodyTooLargeError = () =>
+  graphQLError('Request body too large.', 'REQUEST_ENTITY_TOO_LARGE', { status: 413 });
 
 export function shorten(name: string): string {
   return name.length > 100 ? `${name.slice(0, 100)}…` : name;
@@ -82,10 +93,14 @@ export function shorten(name: string): string {
  * Development mode off whatever NODE_ENV says; a database outage is a retryable 503. Yoga's BAD_REQUEST errors
  * lose `originalError` (it echoes the body) and are a 400 for every client.
  */
-type MaskError = NonNullable<Exclude<YogaServerOptions<object, object>['maskedErrors'], boolean | undefined>['maskError']>;
+type MaskError = NonNullable<
+  Exclude<YogaServerOptions<object, object>['maskedErrors'], boolean | undefined>['maskError']
+>;
 
 type Extensions = Record<string, unknown>;
-const refusedWith = (status: number, headers?: Record<string, string>) => ({ http: { status, spec: false, ...(headers ? { headers } : {}) } });
+const refusedWith = (status: number, headers?: Record<string, string>) => ({
+  http: { status, spec: false, ...(headers ? { headers } : {}) },
+});
 
 /**
  * A domain outcome (platform/errors.ts) as Lighthouse words it, at the field that threw it. Those without a
@@ -99,19 +114,27 @@ function outcomeExtensions(outcome: Outcome, path: GraphQLError['path']): [strin
   if (outcome instanceof BadInput) return [outcome.message, { code: 'BAD_USER_INPUT', ...outcome.details }];
   if (outcome instanceof NotFound) return [outcome.message, { code: 'NOT_FOUND' }];
   if (outcome instanceof Conflict) {
-    return [outcome.message, { code: 'CONFLICT', ...(outcome.currentUpdatedAt ? { updatedAt: outcome.currentUpdatedAt.toISOString() } : {}) }];
+    return [
+      outcome.message,
+      { code: 'CONFLICT', ...(outcome.currentUpdatedAt ? { updatedAt: outcome.currentUpdatedAt.toISOString() } : {}) },
+    ];
   }
   if (outcome instanceof Forbidden) return [outcome.message, { code: 'FORBIDDEN', ...refusedWith(403) }];
-  if (outcome instanceof Unauthenticated) return [outcome.message, { code: 'UNAUTHENTICATED', ...refusedWith(401, { ...BEARER_CHALLENGE }) }];
+  if (outcome instanceof Unauthenticated)
+    return [outcome.message, { code: 'UNAUTHENTICATED', ...refusedWith(401, { ...BEARER_CHALLENGE }) }];
   if (outcome instanceof TooManyRequests) {
-    return [outcome.message, { code: 'TOO_MANY_REQUESTS', ...refusedWith(429, { 'Retry-After': String(outcome.retryAfterSeconds) }) }];
+    return [
+      outcome.message,
+      { code: 'TOO_MANY_REQUESTS', ...refusedWith(429, { 'Retry-After': String(outcome.retryAfterSeconds) }) },
+    ];
   }
   if (outcome instanceof Unavailable) {
     const headers = { 'Retry-After': String(outcome.retryAfterSeconds), ...NO_STORE };
     return [outcome.message, { code: 'SERVICE_UNAVAILABLE', ...refusedWith(503, headers) }];
   }
   // Normally replaced by useExecutionLimits with the whole answer's refusal first.
-  if (outcome instanceof AnswerTooLarge) return [outcome.message, { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400, spec: true } }];
+  if (outcome instanceof AnswerTooLarge)
+    return [outcome.message, { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400, spec: true } }];
   return undefined;
 }
 
@@ -122,7 +145,9 @@ function outcomeError(error: unknown): GraphQLError | undefined {
   const worded = outcomeExtensions(outcome, located?.path);
   if (!worded) return undefined;
   const [message, extensions] = worded;
-  const at = located ? { nodes: located.nodes, source: located.source, positions: located.positions, path: located.path } : {};
+  const at = located
+    ? { nodes: located.nodes, source: located.source, positions: located.positions, path: located.path }
+    : {};
   return createGraphQLError(message, { ...at, extensions });
 }
 
@@ -147,9 +172,15 @@ export const maskError: MaskError = (error, message) => {
 };
 
 const REFUSALS: Record<number, (error: HttpError) => GraphQLError> = {
-  401: () => graphQLError(UNAUTHENTICATED_MESSAGE, 'UNAUTHENTICATED', { status: 401, headers: { ...BEARER_CHALLENGE } }),
-  413: (error) => graphQLError('Request body too large.', 'REQUEST_ENTITY_TOO_LARGE', { status: 413, headers: error.options.headers ?? {} }),
-  503: (error) => graphQLError(error.message, 'SERVICE_UNAVAILABLE', { status: 503, headers: error.options.headers ?? {} }),
+  401: () =>
+    graphQLError(UNAUTHENTICATED_MESSAGE, 'UNAUTHENTICATED', { status: 401, headers: { ...BEARER_CHALLENGE } }),
+  413: (error) =>
+    graphQLError('Request body too large.', 'REQUEST_ENTITY_TOO_LARGE', {
+      status: 413,
+      headers: error.options.headers ?? {},
+    }),
+  503: (error) =>
+    graphQLError(error.message, 'SERVICE_UNAVAILABLE', { status: 503, headers: error.options.headers ?? {} }),
 };
 
 /** The GraphQL form of a refusal the HTTP layer made before GraphQL ran. */

@@ -15,11 +15,16 @@ export function createGatewayCheck(secret: string | undefined): (header: string 
 }
 
 /** The fields an operation selects at its root, looking through fragments. */
-export function rootFields(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen = new Set<string>()): FieldNode[] {
+export function rootFields(
+  set: SelectionSetNode,
+  fragments: Map<string, FragmentDefinitionNode>,
+  seen = new Set<string>(),
+): FieldNode[] {
   const fields: FieldNode[] = [];
   for (const selection of set.selections) {
     if (selection.kind === Kind.FIELD) fields.push(selection);
-    else if (selection.kind === Kind.INLINE_FRAGMENT) fields.push(...rootFields(selection.selectionSet, fragments, seen));
+    else if (selection.kind === Kind.INLINE_FRAGMENT)
+      fields.push(...rootFields(selection.selectionSet, fragments, seen));
     else if (!seen.has(selection.name.value)) {
       seen.add(selection.name.value);
       const fragment = fragments.get(selection.name.value);

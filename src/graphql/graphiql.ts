@@ -54,7 +54,12 @@ function renderBodies(): Map<string, Body> {
     bodies.set(path, { contentType, cacheControl: IMMUTABLE, content });
     return path;
   };
-  const workers = Object.fromEntries(WORKERS.map((label) => [label, asset(`${label === 'editorWorkerService' ? 'editor' : label}.worker`, 'js', JS, read(`${label}.worker.js`))]));
+  const workers = Object.fromEntries(
+    WORKERS.map((label) => [
+      label,
+      asset(`${label === 'editorWorkerService' ? 'editor' : label}.worker`, 'js', JS, read(`${label}.worker.js`)),
+    ]),
+  );
   const icon = asset('favicon', 'svg', 'image/svg+xml', read('favicon.svg'));
   const stylesheet = asset('graphiql', 'css', 'text/css; charset=utf-8', read('page.css'));
   const bundle = asset('graphiql', 'js', JS, read('page.js'));

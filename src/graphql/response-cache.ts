@@ -39,17 +39,31 @@ function body(result: ExecutionResult): { json: string; http: unknown } {
   return { json: JSON.stringify(Object.keys(others).length ? { ...rest, extensions: others } : rest), http };
 }
 
-export function createResponseStore(options: { maxEntries: number; maxBytes: number; ttlMs: number; registry: Registry }): ResponseStore {
+export function createResponseStore(options: {
+  maxEntries: number;
+  maxBytes: number;
+  ttlMs: number;
+  registry: Registry;
+}): ResponseStore {
   const { registry } = options;
   const counter = (name: string, help: string) => new Counter({ name, help, registers: [registry] });
   const hits = counter('graphql_response_cache_hits_total', 'GraphQL queries answered from the response cache.');
-  const misses = counter('graphql_response_cache_misses_total', 'GraphQL queries executed while the response cache was available.');
-  const evictions = counter('graphql_response_cache_evictions_total', 'Answers dropped to stay within the entry and byte bounds.');
+  const misses = counter(
+    'graphql_response_cache_misses_total',
+    'GraphQL queries executed while the response cache was available.',
+  );
+  const evictions = counter(
+    'graphql_response_cache_evictions_total',
+    'Answers dropped to stay within the entry and byte bounds.',
+  );
   const refused = counter(
     'graphql_response_cache_admissions_refused_total',
     'Answers not kept: asked for the first time while the cache was full (see the doorkeeper).',
   );
-  const invalidations = counter('graphql_response_cache_invalidations_total', 'Times the whole response cache was emptied (a write, or the change notifications lost or back).');
+  const invalidations = counter(
+    'graphql_response_cache_invalidations_total',
+    'Times the whole response cache was emptied (a write, or the change notifications lost or back).',
+  );
   const entries = new LRUCache<string, Entry>({
     max: options.maxEntries,
     maxSize: options.maxBytes,
@@ -59,12 +73,22 @@ export function createResponseStore(options: { maxEntries: number; maxBytes: num
       if (reason === 'evict') evictions.inc();
     },
   });
-  new Gauge({ name: 'graphql_response_cache_entries', help: 'Answers held by the response cache.', registers: [registry], collect() {
-    this.set(entries.size);
-  } });
-  new Gauge({ name: 'graphql_response_cache_bytes', help: 'Bytes of JSON held by the response cache.', registers: [registry], collect() {
-    this.set(entries.calculatedSize);
-  } });
+  new Gauge({
+    name: 'graphql_response_cache_entries',
+    help: 'Answers held by the response cache.',
+    registers: [registry],
+    collect() {
+      this.set(entries.size);
+    },
+  });
+  new Gauge({
+    name: 'graphql_response_cache_bytes',
+    help: 'Bytes of JSON held by the response cache.',
+    registers: [registry],
+    collect() {
+      this.set(entries.calculatedSize);
+    },
+  });
 
   // An answer computed across a change must not be kept: each miss notes the generation it began
   // in, and only an answer whose generation is still current is stored. A second miss on the same
@@ -75,8 +99,11 @@ export function createResponseStore(options: { maxEntries: number; maxBytes: num
   // again, so a flood of one-off queries (unique variables) cannot evict the answers that repeat. Room
   // that is free is taken at once: filling it evicts nothing, and an emptied cache warms as fast as before.
   // The plugin looks a request's key up twice (early, then again at execution): a sighting is a request.
-  const asked = new LRUCache<string, { by: string | undefined; again: boolean }>({ max: Math.max(1_000, options.maxEntries) });
-  const hasRoomFor = (bytes: number) => entries.size < options.maxEntries && entries.calculatedSize + bytes <= options.maxBytes;
+  const asked = new LRUCache<string, { by: string | undefined; again: boolean }>({
+    max: Math.max(1_000, options.maxEntries),
+  });
+  const hasRoomFor = (bytes: number) =>
+    entries.size < options.maxEntries && entries.calculatedSize + bytes <= options.maxBytes;
   let available = false;
 
   return {

@@ -14,14 +14,19 @@ export function loadTypeDefs(schemaDirs: readonly string[]): DocumentNode {
 }
 
 // @apollo/subgraph's module type, named without reaching into its dist folder.
-type SubgraphModule = Extract<Extract<Parameters<typeof buildSubgraphSchema>[0], readonly unknown[]>[number], { typeDefs: unknown }>;
+type SubgraphModule = Extract<
+  Extract<Parameters<typeof buildSubgraphSchema>[0], readonly unknown[]>[number],
+  { typeDefs: unknown }
+>;
 
 /** A federation v2 subgraph: `_entities` resolves through each entity's `__resolveReference`, i.e. the request's loaders. */
 export function buildSchema(modules: readonly GraphQLModule[]): GraphQLSchema {
   return buildSubgraphSchema([
     {
       typeDefs: loadTypeDefs(modules.map((m) => m.schemaDir)),
-      resolvers: mergeResolvers([scalarResolvers, ...modules.map((m) => m.resolvers)] as Parameters<typeof mergeResolvers>[0]) as SubgraphModule['resolvers'],
+      resolvers: mergeResolvers([scalarResolvers, ...modules.map((m) => m.resolvers)] as Parameters<
+        typeof mergeResolvers
+      >[0]) as SubgraphModule['resolvers'],
     },
   ]);
 }

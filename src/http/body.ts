@@ -28,7 +28,9 @@ function payloadTooLarge(limit: number): HttpError {
 export async function readObjectBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') {
-    throw new HttpError(415, 'The request body must be JSON (Content-Type: application/json).', { headers: { Connection: 'close' } });
+    throw new HttpError(415, 'The request body must be JSON (Content-Type: application/json).', {
+      headers: { Connection: 'close' },
+    });
   }
   const raw = await readBody(req, limit);
   if (raw.length === 0) return {};

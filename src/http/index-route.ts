@@ -9,7 +9,12 @@ export function createIndexRoute(options: { graphiql: boolean; metrics: boolean 
   const body = {
     name: 'Product Configuration Service',
     links: {
-      graphql: { href: '/graphql', methods: ['POST', 'GET'], auth: 'Bearer token', ...(options.graphiql ? { browser: 'GraphiQL, with a sign-in panel' } : {}) },
+      graphql: {
+        href: '/graphql',
+        methods: ['POST', 'GET'],
+        auth: 'Bearer token',
+        ...(options.graphiql ? { browser: 'GraphiQL, with a sign-in panel' } : {}),
+      },
       login: { href: '/api/v1/login', methods: ['POST'], auth: 'none: {"email", "password"} answers a token' },
       logout: { href: '/api/v1/logout', methods: ['POST'], auth: 'Bearer token' },
       tokens: { href: '/api/v1/tokens', methods: ['GET', 'POST'], auth: 'Bearer token' },

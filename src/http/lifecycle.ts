@@ -66,9 +66,12 @@ export function createLifecycle(initial: Phase = 'serving') {
         net.Server.prototype.close.call(server, () => resolve());
       });
       for (const [socket, c] of connections) closeIfIdle(socket, c);
-      const grace = setTimeout(() => {
-        for (const [socket, c] of connections) if (c.served === 0) socket.destroy();
-      }, Math.min(FIRST_REQUEST_GRACE_MS, timeoutMs));
+      const grace = setTimeout(
+        () => {
+          for (const [socket, c] of connections) if (c.served === 0) socket.destroy();
+        },
+        Math.min(FIRST_REQUEST_GRACE_MS, timeoutMs),
+      );
       const deadline = setTimeout(() => {
         for (const socket of connections.keys()) socket.destroy();
       }, timeoutMs);

@@ -52,7 +52,14 @@ export function observeRequests(
           'request',
         ),
       );
-      metrics.observeRequest({ method, route: store.route ?? 'unmatched', status, operation: operationName, operationRan, durationMs });
+      metrics.observeRequest({
+        method,
+        route: store.route ?? 'unmatched',
+        status,
+        operation: operationName,
+        operationRan,
+        durationMs,
+      });
     };
     res.once('finish', () => {
       finished = !res.destroyed;

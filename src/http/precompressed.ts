@@ -30,7 +30,8 @@ export interface PreparedBody extends Omit<Body, 'content'> {
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
 
-export const contentHash = (content: Buffer | string) => createHash('sha256').update(content).digest('hex').slice(0, 16);
+export const contentHash = (content: Buffer | string) =>
+  createHash('sha256').update(content).digest('hex').slice(0, 16);
 
 /**
  * One job at a time on libuv's pool, so logins (argon2 shares it) are not starved at start. Brotli quality 5:

@@ -39,20 +39,26 @@ export function sendHttpError(res: ServerResponse, error: HttpError, headers: Re
 export function firstErrorMessage(errors: FieldErrors): string {
   const messages = Object.values(errors).flat();
   const more = messages.length - 1;
-  return more > 0 ? `${messages[0]} (and ${more} more error${more > 1 ? 's' : ''})` : (messages[0] ?? 'Validation failed.');
+  return more > 0
+    ? `${messages[0]} (and ${more} more error${more > 1 ? 's' : ''})`
+    : (messages[0] ?? 'Validation failed.');
 }
 
 /** A domain outcome (platform/errors.ts) as a REST answer `{ success: false, message, errors? }`. */
 function outcomeHttpError(outcome: Outcome): HttpError | undefined {
-  if (outcome instanceof ValidationFailed) return new HttpError(422, firstErrorMessage(outcome.errors), { errors: outcome.errors });
+  if (outcome instanceof ValidationFailed)
+    return new HttpError(422, firstErrorMessage(outcome.errors), { errors: outcome.errors });
   if (outcome instanceof BadInput || outcome instanceof AnswerTooLarge) return new HttpError(400, outcome.message);
   if (outcome instanceof NotFound) return new HttpError(404, outcome.message);
   if (outcome instanceof Conflict) return new HttpError(409, outcome.message);
   if (outcome instanceof Forbidden) return new HttpError(403, outcome.message);
   if (outcome instanceof Unauthenticated) return unauthenticatedHttpError();
-  if (outcome instanceof TooManyRequests) return new HttpError(429, outcome.message, { headers: { 'Retry-After': String(outcome.retryAfterSeconds) } });
+  if (outcome instanceof TooManyRequests)
+    return new HttpError(429, outcome.message, { headers: { 'Retry-After': String(outcome.retryAfterSeconds) } });
   if (outcome instanceof Unavailable) {
-    return new HttpError(503, outcome.message, { headers: { 'Retry-After': String(outcome.retryAfterSeconds), ...NO_STORE } });
+    return new HttpError(503, outcome.message, {
+      headers: { 'Retry-After': String(outcome.retryAfterSeconds), ...NO_STORE },
+    });
   }
   return undefined;
 }

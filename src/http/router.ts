@@ -29,7 +29,11 @@ export interface Endpoint {
   isPublic(req: IncomingMessage, url: URL): boolean;
   /** A declared Content-Length above this is refused unread with 413. */
   maxBodyBytes: number;
-  handle(req: IncomingMessage, res: ServerResponse, ctx: { session: Session | null; ip: string; url: URL }): Promise<void>;
+  handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    ctx: { session: Session | null; ip: string; url: URL },
+  ): Promise<void>;
   sendError(res: ServerResponse, error: HttpError): void;
 }
 
@@ -41,7 +45,9 @@ export type RouteMatch =
 function compile(path: string): RegExp {
   const pattern = path
     .split('/')
-    .map((segment) => (segment.startsWith(':') ? `(?<${segment.slice(1)}>[^/]+)` : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .map((segment) =>
+      segment.startsWith(':') ? `(?<${segment.slice(1)}>[^/]+)` : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    )
     .join('/');
   return new RegExp(`^${pattern}$`);
 }

@@ -39,7 +39,10 @@ export function guardSend(res: ServerResponse, limits: SendLimits, logger: Logge
     const started = Date.now();
     let previous = { buffered: Infinity, queued: Infinity };
     const cut = (reason: string) => {
-      logger.info({ reason, bufferedBytes: res.writableLength, sendingMs: Date.now() - started }, 'slow client cut off');
+      logger.info(
+        { reason, bufferedBytes: res.writableLength, sendingMs: Date.now() - started },
+        'slow client cut off',
+      );
       res.destroy();
     };
     const check = () => {

@@ -88,7 +88,8 @@ export function createRequestListener(deps: {
     answered.catch((err: unknown) => {
       if (res.headersSent || req.socket.destroyed) {
         // The client went away (mid-body, say): nothing to answer, and not our fault.
-        if (req.socket.destroyed) logger.debug({ err: { message: (err as Error).message } }, 'client closed the connection');
+        if (req.socket.destroyed)
+          logger.debug({ err: { message: (err as Error).message } }, 'client closed the connection');
         res.destroy();
         return;
       }

@@ -16,11 +16,14 @@ export type Database = AuthTables & CatalogTables & ConfigurationTables;
 
 export type Modules = { [K in keyof typeof MODULES]: ReturnType<(typeof MODULES)[K]['create']> };
 
-export const ABILITIES: readonly Ability[] = Object.values(MODULES).flatMap((m) => ('abilities' in m ? m.abilities : []));
+export const ABILITIES: readonly Ability[] = Object.values(MODULES).flatMap((m) =>
+  'abilities' in m ? m.abilities : [],
+);
 
 /** Each module is given its own settings, not the whole configuration. */
 export function createModules({ config, ...deps }: Omit<ModuleDeps<Database, Config>, 'abilities'>): Modules {
-  const create = (module: Module<Database, unknown>) => module.create({ ...deps, abilities: ABILITIES, config: module.settings(config) });
+  const create = (module: Module<Database, unknown>) =>
+    module.create({ ...deps, abilities: ABILITIES, config: module.settings(config) });
   return Object.fromEntries(Object.entries(MODULES).map(([name, module]) => [name, create(module)])) as Modules;
 }
 

@@ -11,7 +11,8 @@ type ToPrimary =
   | { type: 'pcs:metrics-ready' }
   | { type: 'pcs:scrape'; id: number }
   | { type: 'pcs:registry'; id: number; metrics: unknown[] };
-type ToWorker = { type: 'pcs:collect'; id: number } | { type: 'pcs:instance-metrics'; id: number; text?: string; error?: string };
+type ToWorker =
+  { type: 'pcs:collect'; id: number } | { type: 'pcs:instance-metrics'; id: number; text?: string; error?: string };
 
 /** A worker whose event loop is stuck this long fails the scrape: partial sums would look like counter resets. */
 const COLLECT_TIMEOUT_MS = 5_000;

@@ -119,20 +119,22 @@ export function runPrimary(options: PrimaryOptions): void {
   for (let i = 0; i < options.workers; i++) fork();
 
   // Workers listen at once and answer probes (/ready 503); they serve once the primary has migrated.
-  options.migrate(() => stopping !== undefined).then(
-    (done) => {
-      if (!done || stopping) return;
-      migrated = true;
-      for (const worker of listening) send(worker, { type: 'pcs:serve' });
-      announceWhenReady();
-    },
-    (err: unknown) => {
-      // A broken migration will not fix itself: stop, and let the deployment fail loudly.
-      logger.error({ err: { message: err instanceof Error ? err.message : String(err) } }, 'migrations failed');
-      exitCode = 1;
-      if (!stopping) shutdown('SIGTERM');
-    },
-  );
+  options
+    .migrate(() => stopping !== undefined)
+    .then(
+      (done) => {
+        if (!done || stopping) return;
+        migrated = true;
+        for (const worker of listening) send(worker, { type: 'pcs:serve' });
+        announceWhenReady();
+      },
+      (err: unknown) => {
+        // A broken migration will not fix itself: stop, and let the deployment fail loudly.
+        logger.error({ err: { message: err instanceof Error ? err.message : String(err) } }, 'migrations failed');
+        exitCode = 1;
+        if (!stopping) shutdown('SIGTERM');
+      },
+    );
 }
 
 export interface ClusterWorker {

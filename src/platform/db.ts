@@ -31,7 +31,11 @@ export interface DatabaseOptions {
   statementTimeoutMs?: number | undefined;
 }
 
-export function databaseOptions(config: Config['database'], logger: Logger, overrides: Partial<DatabaseOptions> = {}): DatabaseOptions {
+export function databaseOptions(
+  config: Config['database'],
+  logger: Logger,
+  overrides: Partial<DatabaseOptions> = {},
+): DatabaseOptions {
   return {
     databaseUrl: config.url,
     dataDir: config.dataDir,
@@ -83,7 +87,9 @@ export function createPostgresDatabase<DB = any>(options: {
     connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
     // The client-side timeout, a little later, catches a network that never answers. 0 turns both off (migrations).
-    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 250 } : {}),
+    ...(statementTimeoutMs > 0
+      ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 250 }
+      : {}),
     keepAlive: true,
   });
   // Without a listener, an idle client dropped by the server takes the whole process down.
@@ -98,15 +104,14 @@ export function createPostgresDatabase<DB = any>(options: {
     kind: 'postgres',
     observeQueries: observers.observeQueries,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    listen: async (channels, { url, ...listenOptions }) => listenPostgres(url ?? options.databaseUrl, channels, listenOptions),
+    listen: async (channels, { url, ...listenOptions }) =>
+      listenPostgres(url ?? options.databaseUrl, channels, listenOptions),
     close: () => db.destroy(),
   };
 }
 
 /** Wraps an open PGlite instance; Kysely serialises access to its single connection. */
-export async function createPGliteDatabase(
-  pglite: import('@electric-sql/pglite').PGlite,
-): Promise<DatabaseHandle> {
+export async function createPGliteDatabase(pglite: import('@electric-sql/pglite').PGlite): Promise<DatabaseHandle> {
   const { PGliteDialect } = await import('kysely-pglite-dialect');
   const observers = queryObservers();
   // What the dialect calls of PGlite, with aborted requests' statements refused (abort.ts).

@@ -56,7 +56,10 @@ export class ValidationFailed extends Outcome {
 /** An argument refused as a whole (a page size, a cursor, a selection that breaks the rules); `details` go beside the message. */
 export class BadInput extends Outcome {
   override name = 'BadInput';
-  constructor(message: string, readonly details: Record<string, unknown> = {}) {
+  constructor(
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
     super(message);
   }
 }
@@ -68,7 +71,10 @@ export class NotFound extends Outcome {
 /** Optimistic concurrency: the record changed after the version the caller based its write on. */
 export class Conflict extends Outcome {
   override name = 'Conflict';
-  constructor(message: string, readonly currentUpdatedAt?: Date) {
+  constructor(
+    message: string,
+    readonly currentUpdatedAt?: Date,
+  ) {
     super(message);
   }
 }
@@ -94,7 +100,10 @@ export class Unauthenticated extends Outcome {
 /** A rate the caller went over; it may retry after `retryAfterSeconds`. */
 export class TooManyRequests extends Outcome {
   override name = 'TooManyRequests';
-  constructor(message: string, readonly retryAfterSeconds: number) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
     super(message);
   }
 }
@@ -102,7 +111,10 @@ export class TooManyRequests extends Outcome {
 /** The service cannot do it now (at capacity, starting, draining); retry after `retryAfterSeconds`. */
 export class Unavailable extends Outcome {
   override name = 'Unavailable';
-  constructor(message = SERVICE_UNAVAILABLE_MESSAGE, readonly retryAfterSeconds = 5) {
+  constructor(
+    message = SERVICE_UNAVAILABLE_MESSAGE,
+    readonly retryAfterSeconds = 5,
+  ) {
     super(message);
   }
 }
@@ -113,7 +125,12 @@ export class Unavailable extends Outcome {
  */
 export class AnswerTooLarge extends Outcome {
   override name = 'AnswerTooLarge';
-  constructor(readonly max: number, readonly found: number) {
-    super(`Answer size limit of ${max} fields exceeded, found at least ${found}. Ask for fewer products, fewer fields or smaller pages.`);
+  constructor(
+    readonly max: number,
+    readonly found: number,
+  ) {
+    super(
+      `Answer size limit of ${max} fields exceeded, found at least ${found}. Ask for fewer products, fewer fields or smaller pages.`,
+    );
   }
 }

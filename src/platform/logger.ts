@@ -23,7 +23,11 @@ const withRequestId = () => {
   return store ? { reqId: store.reqId } : {};
 };
 
-export function createLogger(level: string, destination?: DestinationStream, options: { pretty?: boolean } = {}): Logger {
+export function createLogger(
+  level: string,
+  destination?: DestinationStream,
+  options: { pretty?: boolean } = {},
+): Logger {
   const settings: LoggerOptions = {
     level,
     base: undefined,
@@ -33,7 +37,10 @@ export function createLogger(level: string, destination?: DestinationStream, opt
   };
   if (options.pretty && !destination) {
     // Development on a terminal only; pino-pretty is an optional dependency.
-    return pino({ ...settings, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } } });
+    return pino({
+      ...settings,
+      transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } },
+    });
   }
   return pino(settings, destination);
 }

@@ -28,7 +28,9 @@ export interface Metrics {
 
 function statementKind(sql: string): string {
   const word = /^\s*(?:with\b[\s\S]*?\)\s*)?([a-z]+)/i.exec(sql)?.[1]?.toLowerCase();
-  return word && ['select', 'insert', 'update', 'delete', 'begin', 'commit', 'rollback'].includes(word) ? word : 'other';
+  return word && ['select', 'insert', 'update', 'delete', 'begin', 'commit', 'rollback'].includes(word)
+    ? word
+    : 'other';
 }
 
 export function createMetrics(): Metrics {
@@ -56,7 +58,11 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
   let poolStats: (() => { total: number; idle: number; waiting: number }) | undefined;
-  const poolGauge = (name: string, help: string, pick: (s: { total: number; idle: number; waiting: number }) => number) =>
+  const poolGauge = (
+    name: string,
+    help: string,
+    pick: (s: { total: number; idle: number; waiting: number }) => number,
+  ) =>
     new Gauge({
       name,
       help,

@@ -4,7 +4,10 @@ import { preparedStatementName } from './prepared.ts';
 
 type QueryClient = Pick<pg.PoolClient, 'query' | 'release'>;
 type BackendClient = pg.PoolClient & { processID: number; secretKey: number; host: string; port: number };
-type CancelConnection = NodeJS.EventEmitter & { connect(portOrPath: number | string, host?: string): void; cancel(pid: number, key: number): void };
+type CancelConnection = NodeJS.EventEmitter & {
+  connect(portOrPath: number | string, host?: string): void;
+  cancel(pid: number, key: number): void;
+};
 
 /** CancelRequest on a connection of its own, so it works with every pooled connection busy (pg's own cancel is deprecated). */
 function sendCancelRequest(client: BackendClient): void {

@@ -28,7 +28,9 @@ export function preparedQuery<Row>(
         const built = build(db);
         const compiled = 'sql' in built ? built : built.compile();
         if (compiled.parameters.length !== parameters.length) {
-          throw new Error(`${name}: built with ${compiled.parameters.length} parameters, called with ${parameters.length}`);
+          throw new Error(
+            `${name}: built with ${compiled.parameters.length} parameters, called with ${parameters.length}`,
+          );
         }
         register(name, compiled.sql);
         sqlText = compiled.sql;

@@ -102,144 +102,180 @@ async function signIn(page: Page, who: { email: string; password: string }) {
   await panel.getByLabel('Email').fill(who.email);
   await panel.getByLabel('Password').fill(who.password);
   await panel.getByRole('button', { name: 'Sign in' }).click();
-  await expect.poll(() => page.getByTestId('signed-in-user').textContent().catch(() => ''), { timeout: 30_000 }).toContain(who.email);
+  await expect
+    .poll(
+      () =>
+        page
+          .getByTestId('signed-in-user')
+          .textContent()
+          .catch(() => ''),
+      { timeout: 30_000 },
+    )
+    .toContain(who.email);
 }
 
 describe('GraphiQL in chromium', () => {
-  it('signs in from its panel, runs the nested query in two tabs, shows Docs, survives a reload and signs out', { timeout: 240_000 }, async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    const foreign: string[] = [];
-    const assets = new Set<string>();
-    const logins: string[] = [];
-    page.on('request', (request) => {
-      const host = foreignHost(request.url());
-      if (host) foreign.push(host);
-      const asset = /\/graphql\/assets\/([\w.-]+?)\.[0-9a-f]{16}\./.exec(request.url());
-      if (asset) assets.add(asset[1]!);
-      if (request.url().endsWith('/api/v1/login') || request.url().endsWith('/api/v1/logout')) logins.push(new URL(request.url()).pathname);
-    });
-    // The page must run under its Content-Security-Policy without a violation or an error:
-    // chromium reports a refused script, style, worker or fetch as a console error.
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() !== 'error' && message.type() !== 'warning') return;
-      // Expected: the schema fetch before signing in, and the query after signing out, are refused.
-      const refused = message.location().url === `${t.url}/graphql` && message.text().includes('status of 401');
-      if (!refused) problems.push(`console.${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-    await page.exposeFunction('reportViolation', (v: string) => problems.push(`csp: ${v}`));
-    await page.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (e) =>
-        (window as unknown as { reportViolation(v: string): void }).reportViolation(
-          `${e.effectiveDirective} blocked ${e.blockedURI || '(inline)'} in ${e.sourceFile}:${e.lineNumber}`,
-        ),
+  it(
+    'signs in from its panel, runs the nested query in two tabs, shows Docs, survives a reload and signs out',
+    { timeout: 240_000 },
+    async () => {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+      const foreign: string[] = [];
+      const assets = new Set<string>();
+      const logins: string[] = [];
+      page.on('request', (request) => {
+        const host = foreignHost(request.url());
+        if (host) foreign.push(host);
+        const asset = /\/graphql\/assets\/([\w.-]+?)\.[0-9a-f]{16}\./.exec(request.url());
+        if (asset) assets.add(asset[1]!);
+        if (request.url().endsWith('/api/v1/login') || request.url().endsWith('/api/v1/logout'))
+          logins.push(new URL(request.url()).pathname);
+      });
+      // The page must run under its Content-Security-Policy without a violation or an error:
+      // chromium reports a refused script, style, worker or fetch as a console error.
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() !== 'error' && message.type() !== 'warning') return;
+        // Expected: the schema fetch before signing in, and the query after signing out, are refused.
+        const refused = message.location().url === `${t.url}/graphql` && message.text().includes('status of 401');
+        if (!refused) problems.push(`console.${message.type()}: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+      await page.exposeFunction('reportViolation', (v: string) => problems.push(`csp: ${v}`));
+      await page.addInitScript(() => {
+        document.addEventListener('securitypolicyviolation', (e) =>
+          (window as unknown as { reportViolation(v: string): void }).reportViolation(
+            `${e.effectiveDirective} blocked ${e.blockedURI || '(inline)'} in ${e.sourceFile}:${e.lineNumber}`,
+          ),
+        );
+      });
+
+      await page.goto(`${t.url}/graphql`, { waitUntil: 'load', timeout: 120_000 });
+      await queryEditor(page).waitFor({ timeout: 60_000 });
+      // Three example tabs (a query, a mutation, Configure), whose comments no longer ask for a pasted token.
+      const tabs = page.locator('.graphiql-tab');
+      await expect.poll(() => tabs.count(), { timeout: 60_000 }).toBe(3);
+      // A tab is named after its operation.
+      await expect.poll(() => tabs.nth(2).innerText(), { timeout: 30_000 }).toContain('Configure');
+      const example = shown(await queryEditor(page).locator('.view-lines').innerText());
+      expect(example).toContain('product(id: "1")');
+      expect(example).toContain('Sign in with the Account panel');
+      expect(example).not.toContain('Headers tab');
+
+      await signIn(page, user);
+      const panelText = await page.locator('section.pcs-sign-in').innerText();
+      expect(panelText).toContain('Ada Lovelace');
+      expect(panelText).toContain('* (all your role allows)');
+      // The token is this tab's alone: sessionStorage, never localStorage.
+      const panelToken = (await page.evaluate(() => sessionStorage.getItem('pcs:token')))!;
+      expect(panelToken).toMatch(/^\d+\|/);
+      expect(await page.evaluate(() => JSON.stringify({ ...localStorage }))).not.toContain(token.split('|')[0] + '|');
+
+      // Docs work straight after signing in: the schema was fetched again with the token.
+      await page.getByRole('button', { name: 'Show Documentation Explorer' }).click();
+      const docs = page.locator('.graphiql-doc-explorer');
+      await docs.getByText('Query', { exact: true }).first().click();
+      await expect.poll(async () => docs.innerText(), { timeout: 30_000 }).toContain('Product');
+
+      // The nested query, in the first tab and in a new one: both carry the token.
+      await typeInto(page, queryEditor(page), NESTED(productId));
+      await run(page);
+      await expect.poll(() => responseText(page), { timeout: 60_000 }).toContain('"Walnut Writing Desk"');
+      const direct = await t.graphql(
+        `{ product(id: "${productId}") { id name sku steps { id name order components { id name customisations { id name type price } } } } }`,
+        { token },
       );
-    });
+      expect(JSON.parse(await responseText(page))).toEqual(direct.body);
+      await page.getByRole('button', { name: 'New tab' }).click();
+      await expect.poll(() => tabs.count()).toBe(4);
+      await typeInto(page, queryEditor(page), NESTED(productId));
+      await run(page);
+      await expect.poll(() => responseText(page), { timeout: 60_000 }).toContain('"price": 0.29');
+      expect(JSON.parse(await responseText(page))).toEqual(direct.body);
+      await page.getByRole('button', { name: 'Show Account' }).click();
+      await fs.promises.mkdir('test-results', { recursive: true });
+      await page.screenshot({ path: SCREENSHOT });
 
-    await page.goto(`${t.url}/graphql`, { waitUntil: 'load', timeout: 120_000 });
-    await queryEditor(page).waitFor({ timeout: 60_000 });
-    // Three example tabs (a query, a mutation, Configure), whose comments no longer ask for a pasted token.
-    const tabs = page.locator('.graphiql-tab');
-    await expect.poll(() => tabs.count(), { timeout: 60_000 }).toBe(3);
-    // A tab is named after its operation.
-    await expect.poll(() => tabs.nth(2).innerText(), { timeout: 30_000 }).toContain('Configure');
-    const example = shown(await queryEditor(page).locator('.view-lines').innerText());
-    expect(example).toContain('product(id: "1")');
-    expect(example).toContain('Sign in with the Account panel');
-    expect(example).not.toContain('Headers tab');
+      // The address names the active operation: reloading it opens the page (not JSON) with that
+      // query, still signed in, and adds no empty tab.
+      expect(decodeURIComponent(new URL(page.url()).searchParams.get('query') ?? '')).toContain('query Nested');
+      await page.reload({ waitUntil: 'load' });
+      await queryEditor(page).waitFor({ timeout: 60_000 });
+      await expect.poll(() => tabs.count(), { timeout: 30_000 }).toBe(4);
+      expect(shown(await queryEditor(page).locator('.view-lines').innerText())).toContain('query Nested');
+      const shared = `{ me { user { email } } }`;
+      await page.goto(`${t.url}/graphql?query=${encodeURIComponent(shared)}`, { waitUntil: 'load' });
+      await expect
+        .poll(async () => shown(await queryEditor(page).locator('.view-lines').innerText()), { timeout: 60_000 })
+        .toContain(shared);
+      await run(page);
+      await expect.poll(() => responseText(page), { timeout: 60_000 }).toContain(user.email);
 
-    await signIn(page, user);
-    const panelText = await page.locator('section.pcs-sign-in').innerText();
-    expect(panelText).toContain('Ada Lovelace');
-    expect(panelText).toContain('* (all your role allows)');
-    // The token is this tab's alone: sessionStorage, never localStorage.
-    const panelToken = (await page.evaluate(() => sessionStorage.getItem('pcs:token')))!;
-    expect(panelToken).toMatch(/^\d+\|/);
-    expect(await page.evaluate(() => JSON.stringify({ ...localStorage }))).not.toContain(token.split('|')[0] + '|');
+      // Signing out ends the token on the server: the next query is refused. (The panel stayed open across the reload.)
+      if (await page.getByRole('button', { name: 'Show Account' }).isVisible())
+        await page.getByRole('button', { name: 'Show Account' }).click();
+      await page.locator('section.pcs-sign-in').getByRole('button', { name: 'Sign out' }).click();
+      await page.locator('section.pcs-sign-in').getByLabel('Email').waitFor();
+      expect(await page.evaluate(() => sessionStorage.getItem('pcs:token'))).toBeNull();
+      await run(page);
+      await expect.poll(() => responseText(page), { timeout: 60_000 }).toContain('Unauthenticated.');
+      expect((await t.graphql('{ me { user { id } } }', { token: panelToken })).status).toBe(401);
+      expect((await t.graphql('{ me { user { id } } }', { token })).status).toBe(200);
+      expect(logins).toEqual(['/api/v1/login', '/api/v1/logout']);
 
-    // Docs work straight after signing in: the schema was fetched again with the token.
-    await page.getByRole('button', { name: 'Show Documentation Explorer' }).click();
-    const docs = page.locator('.graphiql-doc-explorer');
-    await docs.getByText('Query', { exact: true }).first().click();
-    await expect.poll(async () => docs.innerText(), { timeout: 30_000 }).toContain('Product');
+      expect(foreign).toEqual([]);
+      expect(problems).toEqual([]);
+      // Monaco ran its language services as workers loaded from the service's own assets.
+      expect([...assets].sort()).toEqual(['editor.worker', 'favicon', 'graphiql', 'graphql.worker', 'json.worker']);
+      await page.close();
+    },
+  );
 
-    // The nested query, in the first tab and in a new one: both carry the token.
-    await typeInto(page, queryEditor(page), NESTED(productId));
-    await run(page);
-    await expect.poll(() => responseText(page), { timeout: 60_000 }).toContain('"Walnut Writing Desk"');
-    const direct = await t.graphql(
-      `{ product(id: "${productId}") { id name sku steps { id name order components { id name customisations { id name type price } } } } }`,
-      { token },
-    );
-    expect(JSON.parse(await responseText(page))).toEqual(direct.body);
-    await page.getByRole('button', { name: 'New tab' }).click();
-    await expect.poll(() => tabs.count()).toBe(4);
-    await typeInto(page, queryEditor(page), NESTED(productId));
-    await run(page);
-    await expect.poll(() => responseText(page), { timeout: 60_000 }).toContain('"price": 0.29');
-    expect(JSON.parse(await responseText(page))).toEqual(direct.body);
-    await page.getByRole('button', { name: 'Show Account' }).click();
-    await fs.promises.mkdir('test-results', { recursive: true });
-    await page.screenshot({ path: SCREENSHOT });
-
-    // The address names the active operation: reloading it opens the page (not JSON) with that
-    // query, still signed in, and adds no empty tab.
-    expect(decodeURIComponent(new URL(page.url()).searchParams.get('query') ?? '')).toContain('query Nested');
-    await page.reload({ waitUntil: 'load' });
-    await queryEditor(page).waitFor({ timeout: 60_000 });
-    await expect.poll(() => tabs.count(), { timeout: 30_000 }).toBe(4);
-    expect(shown(await queryEditor(page).locator('.view-lines').innerText())).toContain('query Nested');
-    const shared = `{ me { user { email } } }`;
-    await page.goto(`${t.url}/graphql?query=${encodeURIComponent(shared)}`, { waitUntil: 'load' });
-    await expect.poll(async () => shown(await queryEditor(page).locator('.view-lines').innerText()), { timeout: 60_000 }).toContain(shared);
-    await run(page);
-    await expect.poll(() => responseText(page), { timeout: 60_000 }).toContain(user.email);
-
-    // Signing out ends the token on the server: the next query is refused. (The panel stayed open across the reload.)
-    if (await page.getByRole('button', { name: 'Show Account' }).isVisible()) await page.getByRole('button', { name: 'Show Account' }).click();
-    await page.locator('section.pcs-sign-in').getByRole('button', { name: 'Sign out' }).click();
-    await page.locator('section.pcs-sign-in').getByLabel('Email').waitFor();
-    expect(await page.evaluate(() => sessionStorage.getItem('pcs:token'))).toBeNull();
-    await run(page);
-    await expect.poll(() => responseText(page), { timeout: 60_000 }).toContain('Unauthenticated.');
-    expect((await t.graphql('{ me { user { id } } }', { token: panelToken })).status).toBe(401);
-    expect((await t.graphql('{ me { user { id } } }', { token })).status).toBe(200);
-    expect(logins).toEqual(['/api/v1/login', '/api/v1/logout']);
-
-    expect(foreign).toEqual([]);
-    expect(problems).toEqual([]);
-    // Monaco ran its language services as workers loaded from the service's own assets.
-    expect([...assets].sort()).toEqual(['editor.worker', 'favicon', 'graphiql', 'graphql.worker', 'json.worker']);
-    await page.close();
-  });
-
-  it('opens a second tab with a createProduct mutation that an administrator can run as it is', { timeout: 180_000 }, async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
-    await page.goto(`${t.url}/graphql`, { waitUntil: 'load', timeout: 120_000 });
-    // A wrong password is refused in the panel, with the service's words.
-    const panel = page.locator('section.pcs-sign-in');
-    await panel.getByLabel('Email').fill(admin.email);
-    await panel.getByLabel('Password').fill('not-the-password');
-    await panel.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => panel.getByRole('alert').textContent().catch(() => ''), { timeout: 30_000 }).toBe('Invalid credentials.');
-    await signIn(page, admin);
-    const tabs = page.locator('.graphiql-tab');
-    await expect.poll(() => tabs.count(), { timeout: 60_000 }).toBe(3);
-    await tabs.nth(1).click();
-    await expect.poll(async () => shown(await queryEditor(page).locator('.view-lines').innerText()), { timeout: 60_000 }).toContain(
-      'mutation CreateProduct($input: CreateProductInput!)',
-    );
-    await run(page);
-    await expect.poll(() => responseText(page), { timeout: 60_000 }).toContain('"createProduct"');
-    const created = JSON.parse(await responseText(page));
-    expect(created.errors).toBeUndefined();
-    expect(created.data.createProduct).toMatchObject({ name: 'Walnut Desk', sku: 'DESK-001' });
-    const stored = await t.graphql(`query ($id: ID!) { product(id: $id) { sku steps { components { customisations { price } } } } }`, {
-      token,
-      variables: { id: created.data.createProduct.id },
-    });
-    expect(stored.body.data.product).toEqual({ sku: 'DESK-001', steps: [{ components: [{ customisations: [{ price: 0 }, { price: 80 }] }] }] });
-    await page.close();
-  });
+  it(
+    'opens a second tab with a createProduct mutation that an administrator can run as it is',
+    { timeout: 180_000 },
+    async () => {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
+      await page.goto(`${t.url}/graphql`, { waitUntil: 'load', timeout: 120_000 });
+      // A wrong password is refused in the panel, with the service's words.
+      const panel = page.locator('section.pcs-sign-in');
+      await panel.getByLabel('Email').fill(admin.email);
+      await panel.getByLabel('Password').fill('not-the-password');
+      await panel.getByRole('button', { name: 'Sign in' }).click();
+      await expect
+        .poll(
+          () =>
+            panel
+              .getByRole('alert')
+              .textContent()
+              .catch(() => ''),
+          { timeout: 30_000 },
+        )
+        .toBe('Invalid credentials.');
+      await signIn(page, admin);
+      const tabs = page.locator('.graphiql-tab');
+      await expect.poll(() => tabs.count(), { timeout: 60_000 }).toBe(3);
+      await tabs.nth(1).click();
+      await expect
+        .poll(async () => shown(await queryEditor(page).locator('.view-lines').innerText()), { timeout: 60_000 })
+        .toContain('mutation CreateProduct($input: CreateProductInput!)');
+      await run(page);
+      await expect.poll(() => responseText(page), { timeout: 60_000 }).toContain('"createProduct"');
+      const created = JSON.parse(await responseText(page));
+      expect(created.errors).toBeUndefined();
+      expect(created.data.createProduct).toMatchObject({ name: 'Walnut Desk', sku: 'DESK-001' });
+      const stored = await t.graphql(
+        `query ($id: ID!) { product(id: $id) { sku steps { components { customisations { price } } } } }`,
+        {
+          token,
+          variables: { id: created.data.createProduct.id },
+        },
+      );
+      expect(stored.body.data.product).toEqual({
+        sku: 'DESK-001',
+        steps: [{ components: [{ customisations: [{ price: 0 }, { price: 80 }] }] }],
+      });
+      await page.close();
+    },
+  );
 });

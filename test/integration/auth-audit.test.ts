@@ -12,7 +12,11 @@ afterAll(() => t?.close());
 describe('audit log', () => {
   it('records each auth event with user id, IP and time, and never a token, secret, password or Authorization value', async () => {
     const user = await t.createUser({ email: 'audited@example.com', password: 'Pa55word-under-audit' });
-    const admin = await t.createUser({ email: 'auditor@example.com', password: 'admin-secret-password', isAdmin: true });
+    const admin = await t.createUser({
+      email: 'auditor@example.com',
+      password: 'admin-secret-password',
+      isAdmin: true,
+    });
     const secrets: string[] = [user.password, admin.password];
     const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
@@ -27,11 +31,35 @@ describe('audit log', () => {
     tokens.push(adminToken);
     secrets.push(...tokens, ...tokens.map((tk) => tk.split('|')[1]!));
 
-    expect((await request(t.url, '/api/v1/logout', { method: 'POST', headers: bearer(tokens[0]!), localAddress: '127.0.0.21' })).status).toBe(200);
+    expect(
+      (
+        await request(t.url, '/api/v1/logout', {
+          method: 'POST',
+          headers: bearer(tokens[0]!),
+          localAddress: '127.0.0.21',
+        })
+      ).status,
+    ).toBe(200);
     const ownId = tokens[1]!.split('|')[0];
-    expect((await request(t.url, `/api/v1/tokens/${ownId}`, { method: 'DELETE', headers: bearer(tokens[2]!), localAddress: '127.0.0.21' })).status).toBe(200);
+    expect(
+      (
+        await request(t.url, `/api/v1/tokens/${ownId}`, {
+          method: 'DELETE',
+          headers: bearer(tokens[2]!),
+          localAddress: '127.0.0.21',
+        })
+      ).status,
+    ).toBe(200);
     const otherId = tokens[2]!.split('|')[0];
-    expect((await request(t.url, `/api/v1/tokens/${otherId}`, { method: 'DELETE', headers: bearer(adminToken), localAddress: '127.0.0.22' })).status).toBe(200);
+    expect(
+      (
+        await request(t.url, `/api/v1/tokens/${otherId}`, {
+          method: 'DELETE',
+          headers: bearer(adminToken),
+          localAddress: '127.0.0.22',
+        })
+      ).status,
+    ).toBe(200);
 
     // Requests carrying credentials that must not show up anywhere: a GraphQL call
     // and a REST call with a forged token, a wrong password, an unknown email.
@@ -51,7 +79,11 @@ describe('audit log', () => {
     const isoTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
     expect(events('login.ok')).toHaveLength(4);
-    expect(events('login.ok')[0]).toMatchObject({ userId: user.id, ip: '127.0.0.21', time: expect.stringMatching(isoTime) });
+    expect(events('login.ok')[0]).toMatchObject({
+      userId: user.id,
+      ip: '127.0.0.21',
+      time: expect.stringMatching(isoTime),
+    });
     expect(events('login.failed')).toEqual([
       expect.objectContaining({ userId: user.id, ip: '127.0.0.23', time: expect.stringMatching(isoTime) }),
       expect.objectContaining({ userId: user.id, ip: '127.0.0.23' }),
@@ -61,7 +93,12 @@ describe('audit log', () => {
       expect.objectContaining({ userId: user.id, ip: '127.0.0.23', time: expect.stringMatching(isoTime) }),
     ]);
     expect(events('logout')).toEqual([
-      expect.objectContaining({ userId: user.id, ip: '127.0.0.21', tokenId: tokens[0]!.split('|')[0], time: expect.stringMatching(isoTime) }),
+      expect.objectContaining({
+        userId: user.id,
+        ip: '127.0.0.21',
+        tokenId: tokens[0]!.split('|')[0],
+        time: expect.stringMatching(isoTime),
+      }),
     ]);
     expect(events('token.revoked')).toEqual([
       expect.objectContaining({ userId: user.id, ownerId: user.id, tokenId: ownId, ip: '127.0.0.21' }),

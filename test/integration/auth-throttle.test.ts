@@ -13,7 +13,9 @@ let bob: { id: string; email: string; password: string };
 const THROTTLED_BODY = { success: false, message: 'Too Many Attempts.' };
 
 beforeAll(async () => {
-  t = await startTestApp({ env: { LOGIN_MAX_ATTEMPTS: '5', LOGIN_MAX_ATTEMPTS_PER_IP: '20', LOGIN_DECAY_SECONDS: '60' } });
+  t = await startTestApp({
+    env: { LOGIN_MAX_ATTEMPTS: '5', LOGIN_MAX_ATTEMPTS_PER_IP: '20', LOGIN_DECAY_SECONDS: '60' },
+  });
   alice = await t.createUser({ email: 'alice@example.com', password: 'alice-correct-password' });
   bob = await t.createUser({ email: 'bob@example.com', password: 'bob-correct-password' });
 });
@@ -114,7 +116,12 @@ describe('per-IP ceiling against password spraying', () => {
 
   it('successful logins do not use up the ceiling (many users behind one address)', async () => {
     for (let i = 0; i < 25; i++) {
-      const res = await loginFrom(t.url, '127.0.0.10', i % 2 ? alice.email : bob.email, i % 2 ? alice.password : bob.password);
+      const res = await loginFrom(
+        t.url,
+        '127.0.0.10',
+        i % 2 ? alice.email : bob.email,
+        i % 2 ? alice.password : bob.password,
+      );
       expect(res.status).toBe(200);
     }
   });
@@ -129,12 +136,16 @@ describe('cleanup without a cron', () => {
       ('ip:203.0.113.3', 1, now() + interval '1 minute')`.execute(db);
     await failTimes(5, '127.0.0.11', alice.email);
     await endWindows();
-    await sql`UPDATE login_throttle SET expires_at = now() + interval '1 minute' WHERE key = 'ip:203.0.113.3'`.execute(db);
+    await sql`UPDATE login_throttle SET expires_at = now() + interval '1 minute' WHERE key = 'ip:203.0.113.3'`.execute(
+      db,
+    );
 
     // Expired: its window restarts, so this wrong password is a plain 401.
     expect((await loginFrom(t.url, '127.0.0.11', alice.email, 'wrong-again')).status).toBe(401);
 
-    const rows = await sql<{ key: string; hits: number }>`SELECT key, hits FROM login_throttle ORDER BY key`.execute(db);
+    const rows = await sql<{ key: string; hits: number }>`SELECT key, hits FROM login_throttle ORDER BY key`.execute(
+      db,
+    );
     const keys = rows.rows.map((r) => r.key);
     expect(keys).not.toContain('ip:203.0.113.1');
     expect(keys).not.toContain('ip:203.0.113.2');

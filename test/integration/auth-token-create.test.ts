@@ -16,7 +16,10 @@ const create = (token: string | undefined, body: unknown, contentType = 'applica
   });
 
 const tokenCount = async () =>
-  Number((await sql<{ n: string }>`SELECT count(*) AS n FROM personal_access_tokens`.execute(t.database.handle.db)).rows[0]!.n);
+  Number(
+    (await sql<{ n: string }>`SELECT count(*) AS n FROM personal_access_tokens`.execute(t.database.handle.db)).rows[0]!
+      .n,
+  );
 
 const WRITE = 'mutation { deleteProduct(id: "999999") { id } }';
 const READ = '{ products(first: 1) { data { id } } }';
@@ -36,14 +39,20 @@ describe('POST /api/v1/tokens', () => {
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const body = await res.json();
-    expect(body).toMatchObject({ success: true, data: { name: 'storefront', abilities: ['catalog:read'], expires_at: null } });
+    expect(body).toMatchObject({
+      success: true,
+      data: { name: 'storefront', abilities: ['catalog:read'], expires_at: null },
+    });
     expect(body.data.token).toMatch(new RegExp(`^${body.data.id}\\|\\S{40,}$`));
     expect(body.data.created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
 
     expect((await t.graphql(READ, { token: body.data.token })).status).toBe(200);
     const refused = await t.graphql(WRITE, { token: body.data.token });
     expect(refused.status).toBe(403);
-    expect(refused.body.errors[0]).toMatchObject({ message: 'This action is unauthorized.', extensions: { code: 'FORBIDDEN' } });
+    expect(refused.body.errors[0]).toMatchObject({
+      message: 'This action is unauthorized.',
+      extensions: { code: 'FORBIDDEN' },
+    });
     // The admin's own login token still writes (the product is simply not there).
     expect((await t.graphql(WRITE, { token: adminToken })).body.errors[0].extensions.code).toBe('NOT_FOUND');
   });
@@ -52,13 +61,16 @@ describe('POST /api/v1/tokens', () => {
     const res = await create(adminToken, { name: 'ci' });
     const { data } = await res.json();
     expect(data.abilities).toEqual(['*']);
-    const list = (await (await fetch(`${t.url}/api/v1/tokens`, { headers: { authorization: `Bearer ${adminToken}` } })).json());
+    const list = await (
+      await fetch(`${t.url}/api/v1/tokens`, { headers: { authorization: `Bearer ${adminToken}` } })
+    ).json();
     expect(list.data.find((x: any) => x.id === data.id).abilities).toEqual(['*']);
     expect(list.data.find((x: any) => x.name === 'storefront').abilities).toEqual(['catalog:read']);
   });
 
   it('cannot grant more than the caller holds: 403, nothing stored', async () => {
-    const narrow = (await (await create(adminToken, { name: 'narrow', abilities: ['catalog:read'] })).json()).data.token;
+    const narrow = (await (await create(adminToken, { name: 'narrow', abilities: ['catalog:read'] })).json()).data
+      .token;
     const before = await tokenCount();
     for (const abilities of [['*'], ['catalog:write'], ['catalog:read', 'catalog:write']]) {
       const res = await create(narrow, { name: 'wider', abilities });
@@ -68,7 +80,7 @@ describe('POST /api/v1/tokens', () => {
     expect(await tokenCount()).toBe(before);
   });
 
-  it("lets a non-admin mint catalog:write, which still never writes: the role limits the scopes", async () => {
+  it('lets a non-admin mint catalog:write, which still never writes: the role limits the scopes', async () => {
     const res = await create(userToken, { name: 'hopeful', abilities: ['catalog:write', 'catalog:read'] });
     expect(res.status).toBe(201);
     const { data } = await res.json();
@@ -92,11 +104,27 @@ describe('POST /api/v1/tokens', () => {
       [{}, { name: ['The name field is required.'] }],
       [{ name: '   ' }, { name: ['The name field is required.'] }],
       [{ name: 'x'.repeat(256) }, { name: ['The name field must not be greater than 255 characters.'] }],
-      [{ name: 'x', abilities: ['catalog:delete'] }, { abilities: ['Each ability must be one of: *, tokens:manage, catalog:read, catalog:write, configurations:write.'] }],
+      [
+        { name: 'x', abilities: ['catalog:delete'] },
+        {
+          abilities: [
+            'Each ability must be one of: *, tokens:manage, catalog:read, catalog:write, configurations:write.',
+          ],
+        },
+      ],
       [{ name: 'x', abilities: 'catalog:read' }, { abilities: ['The abilities field must be a list of strings.'] }],
-      [{ name: 'x', abilities: Array(100).fill('catalog:read') }, { abilities: ['The abilities field has too many items.'] }],
-      [{ name: 'x', expires_at: '2001-01-01T00:00:00Z' }, { expires_at: ['The expires at field must be a date after now.'] }],
-      [{ name: 'x', expires_at: 'tomorrow' }, { expires_at: ['The expires at field must be a date and time (ISO 8601).'] }],
+      [
+        { name: 'x', abilities: Array(100).fill('catalog:read') },
+        { abilities: ['The abilities field has too many items.'] },
+      ],
+      [
+        { name: 'x', expires_at: '2001-01-01T00:00:00Z' },
+        { expires_at: ['The expires at field must be a date after now.'] },
+      ],
+      [
+        { name: 'x', expires_at: 'tomorrow' },
+        { expires_at: ['The expires at field must be a date and time (ISO 8601).'] },
+      ],
     ];
     for (const [body, errors] of cases) {
       const res = await create(adminToken, body);

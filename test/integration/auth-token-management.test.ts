@@ -36,7 +36,8 @@ async function create(token: string, body: Record<string, unknown>, app = t): Pr
 /** 200 while the token works (a catalogue read), 401 once it does not. */
 const statusOf = async (token: string, app = t) => (await call(app, 'POST', '/graphql', token, { query: READ })).status;
 const rowExists = async (token: string) =>
-  (await sql`SELECT 1 FROM personal_access_tokens WHERE id = ${idOf(token)}`.execute(t.database.handle.db)).rows.length === 1;
+  (await sql`SELECT 1 FROM personal_access_tokens WHERE id = ${idOf(token)}`.execute(t.database.handle.db)).rows
+    .length === 1;
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -48,10 +49,13 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 describe('tokens:manage', () => {
-  it('a token with no abilities may not list, create or revoke tokens, even its admin owner\'s or another user\'s; it may log out', async () => {
+  it("a token with no abilities may not list, create or revoke tokens, even its admin owner's or another user's; it may log out", async () => {
     const empty = await create(adminLogin, { name: 'nothing', abilities: [] });
     expect(await list(empty)).toEqual({ status: 403, body: FORBIDDEN });
-    expect(await call(t, 'POST', '/api/v1/tokens', empty, { name: 'child', abilities: [] })).toEqual({ status: 403, body: FORBIDDEN });
+    expect(await call(t, 'POST', '/api/v1/tokens', empty, { name: 'child', abilities: [] })).toEqual({
+      status: 403,
+      body: FORBIDDEN,
+    });
     expect(await revoke(empty, idOf(otherLogin))).toEqual({ status: 403, body: FORBIDDEN });
     expect(await revoke(empty, idOf(adminLogin))).toEqual({ status: 403, body: FORBIDDEN });
     expect(await statusOf(otherLogin)).toBe(200);
@@ -135,7 +139,9 @@ describe('a token dies with the token it was created from', () => {
     for (const token of [child, grandchild]) expect(await statusOf(token)).toBe(200);
 
     const past = new Date(Date.now() - 1_000);
-    await sql`UPDATE personal_access_tokens SET expires_at = ${past} WHERE id = ${idOf(parent)}`.execute(t.database.handle.db);
+    await sql`UPDATE personal_access_tokens SET expires_at = ${past} WHERE id = ${idOf(parent)}`.execute(
+      t.database.handle.db,
+    );
     // A change made outside the service reaches the token cache through tokens_changed: within a second.
     for (const token of [parent, child, grandchild]) {
       const deadline = Date.now() + 1_000;
@@ -160,14 +166,18 @@ describe('per-user bounds', () => {
       await capped.login(user.email, user.password);
       const made = [await create(login, { name: 'one' }, capped), await create(login, { name: 'two' }, capped)];
       // Two requests race for the last place: exactly one gets it.
-      const race = await Promise.all([1, 2].map((n) => call(capped, 'POST', '/api/v1/tokens', login, { name: `race ${n}` })));
+      const race = await Promise.all(
+        [1, 2].map((n) => call(capped, 'POST', '/api/v1/tokens', login, { name: `race ${n}` })),
+      );
       expect(race.map((r) => r.status).sort()).toEqual([201, 422]);
       const refused = await call(capped, 'POST', '/api/v1/tokens', made[0]!, { name: 'four' });
       expect(refused.status).toBe(422);
       expect(refused.body.success).toBe(false);
       expect(refused.body.message).toContain('at most 3');
       expect(refused.body.errors.tokens[0]).toContain('at most 3');
-      const count = await sql<{ n: string }>`SELECT count(*) AS n FROM personal_access_tokens WHERE user_id = ${user.id} AND kind = 'created'`.execute(
+      const count = await sql<{
+        n: string;
+      }>`SELECT count(*) AS n FROM personal_access_tokens WHERE user_id = ${user.id} AND kind = 'created'`.execute(
         t.database.handle.db,
       );
       expect(Number(count.rows[0]!.n)).toBe(3);

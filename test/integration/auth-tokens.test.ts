@@ -101,7 +101,15 @@ describe('GET /api/v1/tokens', () => {
     expect(body.success).toBe(true);
     expect(body.data.map((x: any) => x.id)).toEqual([Number(tokenId(first)), Number(tokenId(second))]);
     for (const item of body.data) {
-      expect(Object.keys(item).sort()).toEqual(['abilities', 'created_at', 'current', 'expires_at', 'id', 'last_used_at', 'name']);
+      expect(Object.keys(item).sort()).toEqual([
+        'abilities',
+        'created_at',
+        'current',
+        'expires_at',
+        'id',
+        'last_used_at',
+        'name',
+      ]);
       expect(item.name).toBe('login');
       expect(new Date(item.created_at).toISOString()).toBe(item.created_at);
     }
@@ -128,7 +136,7 @@ describe('GET /api/v1/tokens', () => {
 });
 
 describe('DELETE /api/v1/tokens/{id}', () => {
-  it('revokes the caller\'s own token at once; a second delete is a 404', async () => {
+  it("revokes the caller's own token at once; a second delete is a 404", async () => {
     const keep = await t.login(ada.email, ada.password);
     const victim = await t.login(ada.email, ada.password);
     const res = await revoke(keep, tokenId(victim));

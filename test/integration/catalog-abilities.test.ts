@@ -48,14 +48,26 @@ const MUTATIONS: Array<[string, () => Record<string, unknown>]> = [
   ['mutation ($i: CreateProductInput!) { createProduct(input: $i) { id } }', () => ({ i: productInput('AB-2') })],
   ['mutation ($id: ID!) { updateProduct(id: $id, input: { name: "Renamed" }) { id } }', () => ({ id: productId })],
   ['mutation ($id: ID!) { deleteProduct(id: $id) { id } }', () => ({ id: productId })],
-  ['mutation ($i: UpsertProductInput!) { upsertProduct(input: $i) { id } }', () => ({ i: productInput('AB-1', { steps: 1, components: 1, customisations: 1 }) })],
-  ['mutation ($id: ID!) { createStep(productId: $id, input: { name: "S", order: 99 }) { id } }', () => ({ id: productId })],
+  [
+    'mutation ($i: UpsertProductInput!) { upsertProduct(input: $i) { id } }',
+    () => ({ i: productInput('AB-1', { steps: 1, components: 1, customisations: 1 }) }),
+  ],
+  [
+    'mutation ($id: ID!) { createStep(productId: $id, input: { name: "S", order: 99 }) { id } }',
+    () => ({ id: productId }),
+  ],
   ['mutation ($id: ID!) { updateStep(id: $id, input: { name: "S" }) { id } }', () => ({ id: stepId })],
   ['mutation ($id: ID!) { deleteStep(id: $id) { id } }', () => ({ id: stepId })],
-  ['mutation ($id: ID!) { createComponent(stepId: $id, input: { name: "C", position: 99 }) { id } }', () => ({ id: stepId })],
+  [
+    'mutation ($id: ID!) { createComponent(stepId: $id, input: { name: "C", position: 99 }) { id } }',
+    () => ({ id: stepId }),
+  ],
   ['mutation ($id: ID!) { updateComponent(id: $id, input: { name: "C" }) { id } }', () => ({ id: componentId })],
   ['mutation ($id: ID!) { deleteComponent(id: $id) { id } }', () => ({ id: componentId })],
-  ['mutation ($id: ID!) { createCustomisation(componentId: $id, input: { name: "X", type: "t", price: 1 }) { id } }', () => ({ id: componentId })],
+  [
+    'mutation ($id: ID!) { createCustomisation(componentId: $id, input: { name: "X", type: "t", price: 1 }) { id } }',
+    () => ({ id: componentId }),
+  ],
   ['mutation ($id: ID!) { updateCustomisation(id: $id, input: { price: 2 }) { id } }', () => ({ id: customisationId })],
   ['mutation ($id: ID!) { deleteCustomisation(id: $id) { id } }', () => ({ id: customisationId })],
   ['mutation ($id: ID!) { reorderSteps(productId: $id, stepIds: []) { id } }', () => ({ id: productId })],
@@ -91,9 +103,14 @@ describe('catalog:write', () => {
   });
 
   it("is granted to an administrator's login token", async () => {
-    const { updateProduct } = await mutate(t, tokens.adminLogin, 'mutation ($id: ID!) { updateProduct(id: $id, input: { name: "By admin" }) { name } }', {
-      id: productId,
-    });
+    const { updateProduct } = await mutate(
+      t,
+      tokens.adminLogin,
+      'mutation ($id: ID!) { updateProduct(id: $id, input: { name: "By admin" }) { name } }',
+      {
+        id: productId,
+      },
+    );
     expect(updateProduct.name).toBe('By admin');
   });
 });

@@ -23,13 +23,24 @@ function tree(sku: string, steps: number[][]) {
       components: components.map((customisations, c) => ({
         name: `Component ${c}`,
         position: c,
-        customisations: Array.from({ length: customisations }, (_, x) => ({ name: `Option ${x}`, type: 'colour', price: x + 0.5 })),
+        customisations: Array.from({ length: customisations }, (_, x) => ({
+          name: `Option ${x}`,
+          type: 'colour',
+          price: x + 0.5,
+        })),
       })),
     })),
   };
 }
 
-async function expectRefusedWrite(t: TestApp, token: string, query: string, variables: Record<string, unknown>, path: string, message: RegExp) {
+async function expectRefusedWrite(
+  t: TestApp,
+  token: string,
+  query: string,
+  variables: Record<string, unknown>,
+  path: string,
+  message: RegExp,
+) {
   const before = await catalogSnapshot(t);
   const res = await t.graphql(query, { token, variables });
   expect(res.status).toBe(200);
@@ -42,7 +53,9 @@ async function expectRefusedWrite(t: TestApp, token: string, query: string, vari
 
 async function sizeOf(t: TestApp, sku: string) {
   const { rows } = await sql<{ s: number; c: number; x: number }>`
-    SELECT step_count AS s, component_count AS c, customisation_count AS x FROM products WHERE sku = ${sku}`.execute(t.database.handle.db);
+    SELECT step_count AS s, component_count AS c, customisation_count AS x FROM products WHERE sku = ${sku}`.execute(
+    t.database.handle.db,
+  );
   return rows[0];
 }
 
@@ -66,9 +79,29 @@ describe('per-product totals (3 steps, 3 per parent, 5 components and 10 customi
 
   it('createProduct and upsertProduct refuse a tree over a product total, though each list fits its parent', async () => {
     // 6 components, each list within 3.
-    await expectRefusedWrite(t, admin, CREATE, { input: tree('too-wide', [[1, 1], [1, 1], [1, 1]]) }, 'input.steps', /at most 5 components in all; this would make 6/);
+    await expectRefusedWrite(
+      t,
+      admin,
+      CREATE,
+      {
+        input: tree('too-wide', [
+          [1, 1],
+          [1, 1],
+          [1, 1],
+        ]),
+      },
+      'input.steps',
+      /at most 5 components in all; this would make 6/,
+    );
     // 11 customisations.
-    await expectRefusedWrite(t, admin, UPSERT, { input: tree('too-deep', [[3, 3, 3], [2]]) }, 'input.steps', /at most 10 customisations in all; this would make 11/);
+    await expectRefusedWrite(
+      t,
+      admin,
+      UPSERT,
+      { input: tree('too-deep', [[3, 3, 3], [2]]) },
+      'input.steps',
+      /at most 10 customisations in all; this would make 11/,
+    );
     // At the totals, both write.
     await mutate(t, admin, CREATE, { input: tree('full-created', [[3, 3, 3], [1]]) });
     await mutate(t, admin, UPSERT, { input: tree('full-upserted', [[3, 3, 3], [1]]) });
@@ -81,13 +114,31 @@ describe('per-product totals (3 steps, 3 per parent, 5 components and 10 customi
     expect(await sizeOf(t, 'shrinks')).toEqual({ s: 1, c: 1, x: 1 });
     await mutate(t, admin, UPSERT, { input: tree('shrinks', [[3, 3], [3, 1], [0]]) });
     expect(await sizeOf(t, 'shrinks')).toEqual({ s: 3, c: 5, x: 10 });
-    await expectRefusedWrite(t, admin, UPSERT, { input: tree('shrinks', [[3, 3], [3, 1], [0, 0]]) }, 'input.steps', /at most 5 components in all; this would make 6\./);
+    await expectRefusedWrite(
+      t,
+      admin,
+      UPSERT,
+      {
+        input: tree('shrinks', [
+          [3, 3],
+          [3, 1],
+          [0, 0],
+        ]),
+      },
+      'input.steps',
+      /at most 5 components in all; this would make 6\./,
+    );
   });
 
   it('granular creates count what the product stores: steps, components, customisations, and per parent', async () => {
-    const created = await mutate(t, admin, `mutation ($input: CreateProductInput!) { createProduct(input: $input) { ${TREE} } }`, {
-      input: tree('granular', [[3, 3, 3], [1]]),
-    });
+    const created = await mutate(
+      t,
+      admin,
+      `mutation ($input: CreateProductInput!) { createProduct(input: $input) { ${TREE} } }`,
+      {
+        input: tree('granular', [[3, 3, 3], [1]]),
+      },
+    );
     const product = created.createProduct;
     const [first, second] = product.steps;
     const full = second.components[0].id;
@@ -96,16 +147,51 @@ describe('per-product totals (3 steps, 3 per parent, 5 components and 10 customi
     const createStep = `mutation ($id: ID!, $n: Int!) { createStep(productId: $id, input: { name: "More", order: $n }) { id } }`;
 
     // 10 customisations stored: one more is refused even on a component with room for it.
-    await expectRefusedWrite(t, admin, createCustomisation, { id: full }, 'input', /at most 10 customisations in all; this would make 11 \(it has 10\)/);
+    await expectRefusedWrite(
+      t,
+      admin,
+      createCustomisation,
+      { id: full },
+      'input',
+      /at most 10 customisations in all; this would make 11 \(it has 10\)/,
+    );
     // Per parent: a component of 3 is full whatever the product holds.
-    await expectRefusedWrite(t, admin, createCustomisation, { id: first.components[0].id }, 'input', /A component may have at most 3 customisations; it has 3/);
+    await expectRefusedWrite(
+      t,
+      admin,
+      createCustomisation,
+      { id: first.components[0].id },
+      'input',
+      /A component may have at most 3 customisations; it has 3/,
+    );
     // Components: 4 stored, one more fits, then the product is full; the step is full at 3.
-    await expectRefusedWrite(t, admin, createComponent, { id: first.id, n: 9 }, 'input', /A step may have at most 3 components; it has 3/);
+    await expectRefusedWrite(
+      t,
+      admin,
+      createComponent,
+      { id: first.id, n: 9 },
+      'input',
+      /A step may have at most 3 components; it has 3/,
+    );
     await mutate(t, admin, createComponent, { id: second.id, n: 2 });
-    await expectRefusedWrite(t, admin, createComponent, { id: second.id, n: 3 }, 'input', /at most 5 components in all; this would make 6/);
+    await expectRefusedWrite(
+      t,
+      admin,
+      createComponent,
+      { id: second.id, n: 3 },
+      'input',
+      /at most 5 components in all; this would make 6/,
+    );
     // Steps: 2 stored, one more fits.
     await mutate(t, admin, createStep, { id: product.id, n: 5 });
-    await expectRefusedWrite(t, admin, createStep, { id: product.id, n: 6 }, 'input', /at most 3 steps in all; this would make 4/);
+    await expectRefusedWrite(
+      t,
+      admin,
+      createStep,
+      { id: product.id, n: 6 },
+      'input',
+      /at most 3 steps in all; this would make 4/,
+    );
 
     // A delete (its cascade included) gives the room back: the counts follow every write.
     await mutate(t, admin, `mutation ($id: ID!) { deleteStep(id: $id) { id } }`, { id: first.id });
@@ -114,13 +200,23 @@ describe('per-product totals (3 steps, 3 per parent, 5 components and 10 customi
   });
 
   it('concurrent granular creates take turns on the product: never past the total', async () => {
-    const created = await mutate(t, admin, `mutation ($input: CreateProductInput!) { createProduct(input: $input) { steps { components { id } } } }`, {
-      input: tree('racing', [[3, 3, 1], [0, 0]]),
-    });
+    const created = await mutate(
+      t,
+      admin,
+      `mutation ($input: CreateProductInput!) { createProduct(input: $input) { steps { components { id } } } }`,
+      {
+        input: tree('racing', [
+          [3, 3, 1],
+          [0, 0],
+        ]),
+      },
+    );
     const [a, b] = created.createProduct.steps[1].components;
     const create = `mutation ($id: ID!) { createCustomisation(componentId: $id, input: { name: "Race", type: "colour", price: 1 }) { id } }`;
     // 7 stored, room for 3: six at once, on two components with room for 3 each.
-    const results = await Promise.all([a, b, a, b, a, b].map((c) => t.graphql(create, { token: admin, variables: { id: c.id } })));
+    const results = await Promise.all(
+      [a, b, a, b, a, b].map((c) => t.graphql(create, { token: admin, variables: { id: c.id } })),
+    );
     expect(results.filter((r) => r.body.errors === undefined)).toHaveLength(3);
     expect(results.filter((r) => r.body.errors?.[0].extensions.code === 'BAD_USER_INPUT')).toHaveLength(3);
     expect(await sizeOf(t, 'racing')).toEqual({ s: 2, c: 5, x: 10 });
@@ -142,10 +238,25 @@ describe('the answer bound (GRAPHQL_MAX_ANSWER_FIELDS=2000)', () => {
       ...input,
       steps: input.steps.map((s) => ({
         ...s,
-        components: s.components.map((c) => ({ ...c, customisations: c.customisations.map((x) => ({ ...x, price: x.price.toFixed(2) })) })),
+        components: s.components.map((c) => ({
+          ...c,
+          customisations: c.customisations.map((x) => ({ ...x, price: x.price.toFixed(2) })),
+        })),
       })),
     });
-    await insertProductTrees(db, [tree('small', [[2, 2], [2, 2]]), tree('big', Array.from({ length: 20 }, () => Array.from({ length: 30 }, () => 10)))].map(rows));
+    await insertProductTrees(
+      db,
+      [
+        tree('small', [
+          [2, 2],
+          [2, 2],
+        ]),
+        tree(
+          'big',
+          Array.from({ length: 20 }, () => Array.from({ length: 30 }, () => 10)),
+        ),
+      ].map(rows),
+    );
     const ids = await db.selectFrom('products').select(['id', 'sku']).execute();
     bigId = String(ids.find((r) => r.sku === 'big')!.id);
     smallId = String(ids.find((r) => r.sku === 'small')!.id);
@@ -189,16 +300,23 @@ describe('the answer bound (GRAPHQL_MAX_ANSWER_FIELDS=2000)', () => {
     const components = `steps { components { id name position } }`;
     const one = await postGraphQL(t, token, { query: `{ a: product(id: "${bigId}") { ${components} } }` });
     expect(one.status).toBe(200);
-    await expectAnswerRefused(`{ a: product(id: "${bigId}") { ${components} } b: product(id: "${bigId}") { ${components} } }`);
-    await expectAnswerRefused(`{ products(first: 10) { data { ...P } } } fragment P on Product { steps { components { ... on Component { customisations { id } } } } }`, {
-      treeRead: true,
-    });
+    await expectAnswerRefused(
+      `{ a: product(id: "${bigId}") { ${components} } b: product(id: "${bigId}") { ${components} } }`,
+    );
+    await expectAnswerRefused(
+      `{ products(first: 10) { data { ...P } } } fragment P on Product { steps { components { ... on Component { customisations { id } } } } }`,
+      {
+        treeRead: true,
+      },
+    );
   });
 
   it('bounds what a mutation returns', async () => {
     const { admin } = await adminAndUserTokens(t);
     const before = t.logs.lines.length;
-    const res = await postGraphQL(t, admin, { query: `mutation { updateProduct(id: "${bigId}", input: { name: "Renamed" }) { ${FULL_PRODUCT} } }` });
+    const res = await postGraphQL(t, admin, {
+      query: `mutation { updateProduct(id: "${bigId}", input: { name: "Renamed" }) { ${FULL_PRODUCT} } }`,
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
     expect(t.logs.lines.slice(before).filter((l) => JSON.parse(l).level >= 50)).toEqual([]);
@@ -224,12 +342,15 @@ describe('the largest tree the default limits accept', () => {
     const upserted = { ...input, sku: 'largest-upserted' };
     expect((await mutate(t, admin, UPSERT, { input: upserted })).upsertProduct.id).toMatch(/^\d+$/);
     const repriced = structuredClone(upserted);
-    for (const step of repriced.steps) for (const c of step.components) for (const x of c.customisations) x.price = 7.77;
+    for (const step of repriced.steps)
+      for (const c of step.components) for (const x of c.customisations) x.price = 7.77;
     await mutate(t, admin, UPSERT, { input: repriced });
     expect(await sizeOf(t, 'largest-upserted')).toEqual({ s: 100, c: 1000, x: 5000 });
     const { rows } = await sql<{ n: number }>`
       SELECT count(*)::int AS n FROM customisations x JOIN components c ON c.id = x.component_id JOIN steps s ON s.id = c.step_id
-      JOIN products p ON p.id = s.product_id WHERE p.sku = 'largest-upserted' AND x.price = 7.77`.execute(t.database.handle.db);
+      JOIN products p ON p.id = s.product_id WHERE p.sku = 'largest-upserted' AND x.price = 7.77`.execute(
+      t.database.handle.db,
+    );
     expect(rows[0]!.n).toBe(5000);
   });
 
@@ -239,6 +360,9 @@ describe('the largest tree the default limits accept', () => {
     const res = await t.graphql(CREATE, { token: admin, variables: { input } });
     expect(res.status).toBe(200);
     expect(res.headers.get('retry-after')).toBeNull();
-    expect(res.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', validation: { 'input.steps': [expect.stringMatching(/5001/)] } });
+    expect(res.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      validation: { 'input.steps': [expect.stringMatching(/5001/)] },
+    });
   });
 });

@@ -51,7 +51,9 @@ describe('statements per request', () => {
 
   it('configure at full depth costs what product(id) does, plus one statement for the rules (6)', async () => {
     const tree = await t.graphql(QUERIES.Q1, { token, variables: { id: ids[17] } });
-    const chosen = tree.body.data.product.steps.flatMap((s: any) => s.components.flatMap((c: any) => c.customisations.slice(0, 1)));
+    const chosen = tree.body.data.product.steps.flatMap((s: any) =>
+      s.components.flatMap((c: any) => c.customisations.slice(0, 1)),
+    );
     t.database.queries.reset();
     const res = await t.graphql(
       `query ($id: ID!, $selections: [SelectionInput!]!) {
@@ -62,7 +64,13 @@ describe('statements per request', () => {
           price { base { amount } lines { customisationId amount { amount } customisation { id name price } } total { amount } }
         }
       }`,
-      { token, variables: { id: ids[17], selections: chosen.map((c: { id: string }) => ({ customisationId: c.id, value: 'v' })) } },
+      {
+        token,
+        variables: {
+          id: ids[17],
+          selections: chosen.map((c: { id: string }) => ({ customisationId: c.id, value: 'v' })),
+        },
+      },
     );
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.configure.price.lines).toHaveLength(chosen.length);
@@ -112,10 +120,9 @@ describe('paginatorInfo with and without counts', () => {
   });
 
   it('fields that need no counts are right without them', async () => {
-    const res = await t.graphql(
-      `{ products(first: 20) { paginatorInfo { count perPage hasMorePages endCursor } } }`,
-      { token },
-    );
+    const res = await t.graphql(`{ products(first: 20) { paginatorInfo { count perPage hasMorePages endCursor } } }`, {
+      token,
+    });
     const info = res.body.data.products.paginatorInfo;
     expect(info).toMatchObject({ count: 20, perPage: 20, hasMorePages: true });
     expect(typeof info.endCursor).toBe('string');

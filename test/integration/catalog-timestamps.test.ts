@@ -36,10 +36,19 @@ const WRITES = [
 
 describe('one timestamp per write', () => {
   it('100 sequential writes, each passing back the updatedAt the previous one returned: no CONFLICT, strictly increasing', async () => {
-    const { createProduct: created } = await mutate(t, admin, `mutation ($input: CreateProductInput!) { createProduct(input: $input) { ${TREE} } }`, {
-      input: productInput('ONE-TS-1', { steps: 2, components: 2, customisations: 2 }),
-    });
-    const ids = { product: created.id, step: created.steps[0].id, customisation: created.steps[0].components[0].customisations[0].id };
+    const { createProduct: created } = await mutate(
+      t,
+      admin,
+      `mutation ($input: CreateProductInput!) { createProduct(input: $input) { ${TREE} } }`,
+      {
+        input: productInput('ONE-TS-1', { steps: 2, components: 2, customisations: 2 }),
+      },
+    );
+    const ids = {
+      product: created.id,
+      step: created.steps[0].id,
+      customisation: created.steps[0].components[0].customisations[0].id,
+    };
 
     let previous = created.updatedAt as string;
     const conflicts: string[] = [];
@@ -57,7 +66,9 @@ describe('one timestamp per write', () => {
     }
     expect(conflicts).toEqual([]);
 
-    const { product } = await mutate(t, admin, `query ($id: ID!) { product(id: $id) { updatedAt } }`, { id: ids.product });
+    const { product } = await mutate(t, admin, `query ($id: ID!) { product(id: $id) { updatedAt } }`, {
+      id: ids.product,
+    });
     expect(product.updatedAt).toBe(previous);
 
     // A new tree is one write too.
@@ -70,9 +81,14 @@ describe('one timestamp per write', () => {
   });
 
   it('a write stamps the child and its product alike, also from outside the service (psql), and still moves forward within a millisecond', async () => {
-    const { createProduct: created } = await mutate(t, admin, `mutation ($input: CreateProductInput!) { createProduct(input: $input) { ${TREE} } }`, {
-      input: productInput('ONE-TS-2', { steps: 1, components: 1, customisations: 1 }),
-    });
+    const { createProduct: created } = await mutate(
+      t,
+      admin,
+      `mutation ($input: CreateProductInput!) { createProduct(input: $input) { ${TREE} } }`,
+      {
+        input: productInput('ONE-TS-2', { steps: 1, components: 1, customisations: 1 }),
+      },
+    );
     const db = t.database.handle.db;
     const customisationId = created.steps[0].components[0].customisations[0].id;
     const before = Date.parse(created.updatedAt);
@@ -96,7 +112,9 @@ describe('one timestamp per write', () => {
     // Back-to-back writes from psql, faster than the clock's millisecond: each product version is later.
     let last = p.getTime();
     for (let i = 0; i < 20; i++) {
-      const { rows: [row] } = await sql<{ updated_at: Date }>`
+      const {
+        rows: [row],
+      } = await sql<{ updated_at: Date }>`
         UPDATE products SET name = ${`rename ${i}`} WHERE id = ${created.id}::bigint RETURNING updated_at
       `.execute(db);
       expect(row!.updated_at.getTime()).toBeGreaterThan(last);

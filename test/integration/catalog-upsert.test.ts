@@ -39,7 +39,11 @@ describe('upsertProduct', () => {
     changed.steps[0]!.name = 'First step, renamed';
     changed.steps[1]!.components[1]!.customisations[0]!.price = 99.99;
     changed.steps.splice(2, 1); // the third step goes, with its tree
-    changed.steps[0]!.components.push({ name: 'Added', position: 3, customisations: [{ name: 'New', type: 'text', price: 0 }] });
+    changed.steps[0]!.components.push({
+      name: 'Added',
+      position: 3,
+      customisations: [{ name: 'New', type: 'text', price: 0 }],
+    });
     const second = await upsert(changed);
 
     expect(second.name).toBe('Renamed');
@@ -50,7 +54,10 @@ describe('upsertProduct', () => {
     expect(after.components[3]).toBe(before.components[2]);
     expect(after.customisations.slice(0, 4)).toEqual(before.customisations.slice(0, 4));
     expect(second.steps[0].components[2]).toMatchObject({ name: 'Added', customisations: [{ name: 'New', price: 0 }] });
-    expect(second.steps[1].components[1].customisations[0]).toMatchObject({ id: first.steps[1].components[1].customisations[0].id, price: 99.99 });
+    expect(second.steps[1].components[1].customisations[0]).toMatchObject({
+      id: first.steps[1].components[1].customisations[0].id,
+      price: 99.99,
+    });
     expect(Date.parse(second.updatedAt)).toBeGreaterThan(Date.parse(first.updatedAt));
   });
 
@@ -59,7 +66,17 @@ describe('upsertProduct', () => {
       name: 'Dupes',
       sku: 'UP-3',
       steps: [
-        { name: 'a', order: 1, components: [{ name: 'c', position: 1, customisations: ['Red', 'Red', 'Blue'].map((name) => ({ name, type: 'colour', price: 1 })) }] },
+        {
+          name: 'a',
+          order: 1,
+          components: [
+            {
+              name: 'c',
+              position: 1,
+              customisations: ['Red', 'Red', 'Blue'].map((name) => ({ name, type: 'colour', price: 1 })),
+            },
+          ],
+        },
         { name: 'b', order: 2 },
       ],
     });
@@ -70,10 +87,27 @@ describe('upsertProduct', () => {
       sku: 'UP-3',
       steps: [
         { id: b.id, name: 'b', order: 1 },
-        { id: a.id, name: 'a', order: 2, components: [{ name: 'c', position: 1, customisations: [{ name: 'Red', type: 'colour', price: 2 }, { name: 'Blue', type: 'colour', price: 1 }] }] },
+        {
+          id: a.id,
+          name: 'a',
+          order: 2,
+          components: [
+            {
+              name: 'c',
+              position: 1,
+              customisations: [
+                { name: 'Red', type: 'colour', price: 2 },
+                { name: 'Blue', type: 'colour', price: 1 },
+              ],
+            },
+          ],
+        },
       ],
     });
-    expect(second.steps.map((s: any) => [s.id, s.order])).toEqual([[b.id, 1], [a.id, 2]]);
+    expect(second.steps.map((s: any) => [s.id, s.order])).toEqual([
+      [b.id, 1],
+      [a.id, 2],
+    ]);
     expect(second.steps[1].components[0].customisations.map((x: any) => [x.id, x.price])).toEqual([
       [red1.id, 2],
       [blue.id, 1],
@@ -91,7 +125,10 @@ describe('upsertProduct', () => {
     const res = await t.graphql(UPSERT, { token: admin, variables: { input } });
     expect(res.body.errors[0].extensions).toMatchObject({
       code: 'BAD_USER_INPUT',
-      validation: { 'input.steps.0.id': ['The selected id is invalid.'], 'input.steps.0.components.0.id': ['The selected id is invalid.'] },
+      validation: {
+        'input.steps.0.id': ['The selected id is invalid.'],
+        'input.steps.0.components.0.id': ['The selected id is invalid.'],
+      },
     });
     expect(await catalogSnapshot(t)).toEqual(before);
   });

@@ -23,7 +23,16 @@ const CREATE = `mutation ($input: CreateProductInput!) { createProduct(input: $i
 const tree = (customisation: Record<string, unknown>, step: Record<string, unknown> = {}) => ({
   name: 'Valid name',
   sku: 'NEW-1',
-  steps: [{ name: 'Step', order: 1, components: [{ name: 'Part', position: 1, customisations: [{ name: 'Opt', type: 'colour', price: 1, ...customisation }] }], ...step }],
+  steps: [
+    {
+      name: 'Step',
+      order: 1,
+      components: [
+        { name: 'Part', position: 1, customisations: [{ name: 'Opt', type: 'colour', price: 1, ...customisation }] },
+      ],
+      ...step,
+    },
+  ],
 });
 const at = 'input.steps.0.components.0.customisations.0';
 
@@ -44,18 +53,50 @@ async function refused(input: unknown, validation: Record<string, string[]>) {
 describe('each rule, with its message at its path', () => {
   it.each([
     ['a blank name', { ...tree({}), name: '   ' }, { 'input.name': ['The name field is required.'] }],
-    ['a name of 201 characters', { ...tree({}), name: 'x'.repeat(201) }, { 'input.name': ['The name must not be greater than 200 characters.'] }],
-    ['a sku with a space', { ...tree({}), sku: 'A B' }, { 'input.sku': ['The sku may only contain letters, numbers, dots, underscores and dashes.'] }],
-    ['a sku of 65 characters', { ...tree({}), sku: 'S'.repeat(65) }, { 'input.sku': ['The sku must not be greater than 64 characters.'] }],
+    [
+      'a name of 201 characters',
+      { ...tree({}), name: 'x'.repeat(201) },
+      { 'input.name': ['The name must not be greater than 200 characters.'] },
+    ],
+    [
+      'a sku with a space',
+      { ...tree({}), sku: 'A B' },
+      { 'input.sku': ['The sku may only contain letters, numbers, dots, underscores and dashes.'] },
+    ],
+    [
+      'a sku of 65 characters',
+      { ...tree({}), sku: 'S'.repeat(65) },
+      { 'input.sku': ['The sku must not be greater than 64 characters.'] },
+    ],
     ['a taken sku', { ...tree({}), sku: 'TAKEN-1' }, { 'input.sku': ['The sku has already been taken.'] }],
-    ['a negative order', tree({}, { order: -1 }), { 'input.steps.0.order': ['The order must be between 0 and 1000000.'] }],
-    ['an order above 1,000,000', tree({}, { order: 1_000_001 }), { 'input.steps.0.order': ['The order must be between 0 and 1000000.'] }],
+    [
+      'a negative order',
+      tree({}, { order: -1 }),
+      { 'input.steps.0.order': ['The order must be between 0 and 1000000.'] },
+    ],
+    [
+      'an order above 1,000,000',
+      tree({}, { order: 1_000_001 }),
+      { 'input.steps.0.order': ['The order must be between 0 and 1000000.'] },
+    ],
     ['a blank type', tree({ type: '' }), { [`${at}.type`]: ['The type field is required.'] }],
-    ['a type of 51 characters', tree({ type: 't'.repeat(51) }), { [`${at}.type`]: ['The type must not be greater than 50 characters.'] }],
+    [
+      'a type of 51 characters',
+      tree({ type: 't'.repeat(51) }),
+      { [`${at}.type`]: ['The type must not be greater than 50 characters.'] },
+    ],
     ['a price of 0.295', tree({ price: 0.295 }), { [`${at}.price`]: ['The price must have at most 2 decimals.'] }],
     ['a price of 0.001', tree({ price: 0.001 }), { [`${at}.price`]: ['The price must have at most 2 decimals.'] }],
-    ['a negative price', tree({ price: -0.01 }), { [`${at}.price`]: ['The price must be between 0 and 9999999999.99.'] }],
-    ['a price above the column', tree({ price: 10_000_000_000 }), { [`${at}.price`]: ['The price must be between 0 and 9999999999.99.'] }],
+    [
+      'a negative price',
+      tree({ price: -0.01 }),
+      { [`${at}.price`]: ['The price must be between 0 and 9999999999.99.'] },
+    ],
+    [
+      'a price above the column',
+      tree({ price: 10_000_000_000 }),
+      { [`${at}.price`]: ['The price must be between 0 and 9999999999.99.'] },
+    ],
   ])('refuses %s', async (_, input, validation) => {
     await refused(input, validation);
   });
@@ -65,17 +106,41 @@ describe('each rule, with its message at its path', () => {
       name: 'n'.repeat(200),
       sku: 'EDGE.1_a-Z',
       steps: [
-        { name: 'First', order: 0, components: [{ name: 'C', position: 1_000_000, customisations: [0, 0.29, 9_999_999_999.99].map((price) => ({ name: 'p', type: 't', price })) }] },
+        {
+          name: 'First',
+          order: 0,
+          components: [
+            {
+              name: 'C',
+              position: 1_000_000,
+              customisations: [0, 0.29, 9_999_999_999.99].map((price) => ({ name: 'p', type: 't', price })),
+            },
+          ],
+        },
         { name: 'Last', order: 1_000_000 },
       ],
     };
-    const { createProduct } = await mutate(t, admin, CREATE.replace('{ id }', '{ id steps { components { customisations { price } } } }'), { input });
-    expect(createProduct.steps[0].components[0].customisations.map((c: any) => c.price)).toEqual([0, 0.29, 9_999_999_999.99]);
+    const { createProduct } = await mutate(
+      t,
+      admin,
+      CREATE.replace('{ id }', '{ id steps { components { customisations { price } } } }'),
+      { input },
+    );
+    expect(createProduct.steps[0].components[0].customisations.map((c: any) => c.price)).toEqual([
+      0, 0.29, 9_999_999_999.99,
+    ]);
     await mutate(t, admin, `mutation ($id: ID!) { deleteProduct(id: $id) { id } }`, { id: createProduct.id });
   });
 
   it('reports every broken rule at once, and a duplicate order at the second step', async () => {
-    const input = { name: '', sku: '', steps: [{ name: 'a', order: 3 }, { name: '', order: 3 }] };
+    const input = {
+      name: '',
+      sku: '',
+      steps: [
+        { name: 'a', order: 3 },
+        { name: '', order: 3 },
+      ],
+    };
     await refused(input, {
       'input.name': ['The name field is required.'],
       'input.sku': ['The sku field is required.'],
@@ -89,19 +154,36 @@ describe('sizes', () => {
   const many = (n: number, make: (i: number) => object) => Array.from({ length: n }, (_, i) => make(i));
 
   it('refuses 101 steps, 101 components in a step and 101 customisations in a component', async () => {
-    await refused({ name: 'n', sku: 'BIG-1', steps: many(101, (i) => ({ name: 's', order: i })) }, { 'input.steps': ['The steps must not have more than 100 items.'] });
     await refused(
-      { name: 'n', sku: 'BIG-2', steps: [{ name: 's', order: 1, components: many(101, (i) => ({ name: 'c', position: i })) }] },
+      { name: 'n', sku: 'BIG-1', steps: many(101, (i) => ({ name: 's', order: i })) },
+      { 'input.steps': ['The steps must not have more than 100 items.'] },
+    );
+    await refused(
+      {
+        name: 'n',
+        sku: 'BIG-2',
+        steps: [{ name: 's', order: 1, components: many(101, (i) => ({ name: 'c', position: i })) }],
+      },
       { 'input.steps.0.components': ['The components must not have more than 100 items.'] },
     );
     await refused(
-      tree({}, { components: [{ name: 'c', position: 1, customisations: many(101, () => ({ name: 'x', type: 't', price: 1 })) }] }),
+      tree(
+        {},
+        {
+          components: [
+            { name: 'c', position: 1, customisations: many(101, () => ({ name: 'x', type: 't', price: 1 })) },
+          ],
+        },
+      ),
       { 'input.steps.0.components.0.customisations': ['The customisations must not have more than 100 items.'] },
     );
   });
 
   it('answers a huge string with a short error that does not echo it', async () => {
-    const res = await refused({ ...tree({}), name: 'x'.repeat(900_000) }, { 'input.name': ['The name must not be greater than 200 characters.'] });
+    const res = await refused(
+      { ...tree({}), name: 'x'.repeat(900_000) },
+      { 'input.name': ['The name must not be greater than 200 characters.'] },
+    );
     expect(JSON.stringify(res.body).length).toBeLessThan(1_000);
   });
 
@@ -113,7 +195,10 @@ describe('sizes', () => {
   });
 
   it('refuses a body over GRAPHQL_MAX_BODY_BYTES with 413 before reading it', async () => {
-    const res = await t.graphql(CREATE, { token: admin, variables: { input: { ...tree({}), name: 'x'.repeat(1_100_000) } } });
+    const res = await t.graphql(CREATE, {
+      token: admin,
+      variables: { input: { ...tree({}), name: 'x'.repeat(1_100_000) } },
+    });
     expect(res.status).toBe(413);
     expect(await catalogSnapshot(t)).toEqual(before);
   });
@@ -123,7 +208,11 @@ describe('values GraphQL itself refuses', () => {
   async function raw(body: string) {
     const res = await fetch(`${t.url}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${admin}` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json',
+        authorization: `Bearer ${admin}`,
+      },
       body,
     });
     return { status: res.status, body: await res.text() };
@@ -135,7 +224,10 @@ describe('values GraphQL itself refuses', () => {
     ['a price as text', '"1.00"'],
     ['a fractional order', null],
   ])('answers %s with a 400 and a clear message', async (_, price) => {
-    const input = price === null ? JSON.stringify(tree({}, { order: 1.5 })) : JSON.stringify(tree({})).replace('"price":1', `"price":${price}`);
+    const input =
+      price === null
+        ? JSON.stringify(tree({}, { order: 1.5 }))
+        : JSON.stringify(tree({})).replace('"price":1', `"price":${price}`);
     const res = await raw(`{"query":${JSON.stringify(CREATE)},"variables":{"input":${input}}}`);
     expect(res.status).toBe(400);
     const { errors } = JSON.parse(res.body);

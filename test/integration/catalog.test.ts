@@ -51,7 +51,9 @@ beforeAll(async () => {
         {
           name: 'Finish',
           order: 3,
-          components: [{ name: 'Top', position: 1, customisations: [{ name: 'Oil', type: 'dropdown', price: '0.29' }] }],
+          components: [
+            { name: 'Top', position: 1, customisations: [{ name: 'Oil', type: 'dropdown', price: '0.29' }] },
+          ],
         },
         {
           name: 'Size',
@@ -231,7 +233,9 @@ describe('products(first, after)', () => {
   it('refuses a page larger than the maximum with Lighthouse wording', async () => {
     const { body } = await t.graphql('{ products(first: 500) { data { id } } }', { token });
     expect(body.data).toBeNull();
-    expect(body.errors[0].message).toBe('Maximum number of 100 requested items exceeded, got 500. Fetch smaller chunks.');
+    expect(body.errors[0].message).toBe(
+      'Maximum number of 100 requested items exceeded, got 500. Fetch smaller chunks.',
+    );
     expect(body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });
 
@@ -281,6 +285,10 @@ describe('products(first, after)', () => {
     const statements = t.database.queries.statements.filter((s) => !s.startsWith('update'));
     // token+user, page with counts, steps, components, customisations
     expect(statements).toHaveLength(5);
-    await t.database.handle.db.deleteFrom('products').where('sku', 'like', 'SKU-2__').where('sku', '>=', 'SKU-200').execute();
+    await t.database.handle.db
+      .deleteFrom('products')
+      .where('sku', 'like', 'SKU-2__')
+      .where('sku', '>=', 'SKU-200')
+      .execute();
   });
 });

@@ -18,7 +18,8 @@ import { startServerProcess, type ServerProcess } from '../support/process.ts';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const METRICS_TOKEN = 'cluster-metrics-token-0123456789';
 const credentials = { email: 'cluster@example.com', password: 'cluster-test-password' };
-const PRODUCTS_QUERY = 'query ClusterProducts { products(first: 3) { data { id name steps { id } } paginatorInfo { total } } }';
+const PRODUCTS_QUERY =
+  'query ClusterProducts { products(first: 3) { data { id name steps { id } } paginatorInfo { total } } }';
 
 interface Outcome {
   id: string;
@@ -32,7 +33,14 @@ let sequence = 0;
 /** One request; agent false: a connection of its own, which the cluster hands to the next worker. */
 function send(
   url: string,
-  options: { method?: string; path: string; body?: unknown; headers?: Record<string, string>; agent?: http.Agent | false; id?: string },
+  options: {
+    method?: string;
+    path: string;
+    body?: unknown;
+    headers?: Record<string, string>;
+    agent?: http.Agent | false;
+    id?: string;
+  },
 ): Promise<Outcome> {
   const id = options.id ?? `cluster-${++sequence}`;
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
@@ -44,7 +52,9 @@ function send(
       path: options.path,
       agent: options.agent ?? false,
       headers: {
-        ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }),
+        ...(payload === undefined
+          ? {}
+          : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }),
         'x-request-id': id,
         ...options.headers,
       },
@@ -57,7 +67,9 @@ function send(
       res.on('error', () => done(false));
       res.on('aborted', () => done(false));
     });
-    req.on('error', (err: NodeJS.ErrnoException) => resolve({ id, complete: false, body: '', error: err.code ?? err.message }));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      resolve({ id, complete: false, body: '', error: err.code ?? err.message }),
+    );
     req.end(payload);
   });
 }
@@ -72,7 +84,12 @@ describe('WEB_CONCURRENCY=2 on the embedded database', () => {
   it('is a configuration error (exit 78) that says why, before any database is opened', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pcs-cluster-embedded-'));
     try {
-      const env: NodeJS.ProcessEnv = { ...process.env, WEB_CONCURRENCY: '2', DATA_DIR: dataDir, NODE_ENV: 'production' };
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        WEB_CONCURRENCY: '2',
+        DATA_DIR: dataDir,
+        NODE_ENV: 'production',
+      };
       delete env.DATABASE_URL;
       const child = spawn(process.execPath, serviceNodeArgs(), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
@@ -101,9 +118,13 @@ describe.skipIf(!process.env.DATABASE_URL)('WEB_CONCURRENCY=2 on PostgreSQL (a c
     await server.waitForLog((l) => l.msg === 'ready' && l.pid === primaryPid(), 90_000);
     workerPids = server.logs.filter((l) => l.msg === 'worker started').map((l) => l.workerPid as number);
 
-    const created = await target.run('admin', ['user:create', '--email', credentials.email, '--name', 'Cluster', '--password-stdin'], {
-      input: `${credentials.password}\n`,
-    });
+    const created = await target.run(
+      'admin',
+      ['user:create', '--email', credentials.email, '--name', 'Cluster', '--password-stdin'],
+      {
+        input: `${credentials.password}\n`,
+      },
+    );
     expect(created.code, created.stderr).toBe(0);
     const handle = await target.open();
     await seedCatalog(handle.db, { products: 4, seed: 11 });
@@ -120,9 +141,16 @@ describe.skipIf(!process.env.DATABASE_URL)('WEB_CONCURRENCY=2 on PostgreSQL (a c
   });
 
   const query = (agent?: http.Agent | false) =>
-    send(server.url, { path: '/graphql', body: { query: PRODUCTS_QUERY }, headers: { authorization: `Bearer ${token}` }, agent });
-  const scrape = (id?: string) => send(server.url, { path: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` }, id });
-  const answeredBy = (id: string) => server.logs.find((l) => l.msg === 'request' && l.reqId === id)?.pid as number | undefined;
+    send(server.url, {
+      path: '/graphql',
+      body: { query: PRODUCTS_QUERY },
+      headers: { authorization: `Bearer ${token}` },
+      agent,
+    });
+  const scrape = (id?: string) =>
+    send(server.url, { path: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` }, id });
+  const answeredBy = (id: string) =>
+    server.logs.find((l) => l.msg === 'request' && l.reqId === id)?.pid as number | undefined;
 
   it('migrates once, in the primary, and serves from two worker processes', async () => {
     expect(workerPids).toHaveLength(2);
@@ -224,7 +252,9 @@ describe.skipIf(!process.env.DATABASE_URL)('WEB_CONCURRENCY=2 on PostgreSQL (a c
     // Accepted: a worker wrote the request's access line. Each of those got its whole 200.
     const accepted = new Set(server.logs.filter((l) => l.msg === 'request').map((l) => l.reqId as string));
     const failedAccepted = outcomes.filter((o) => accepted.has(o.id) && !(o.complete && o.status === 200));
-    const unexplained = outcomes.filter((o) => !accepted.has(o.id) && !['ECONNREFUSED', 'ECONNRESET', 'EPIPE'].includes(o.error ?? ''));
+    const unexplained = outcomes.filter(
+      (o) => !accepted.has(o.id) && !['ECONNREFUSED', 'ECONNRESET', 'EPIPE'].includes(o.error ?? ''),
+    );
     expect(failedAccepted).toEqual([]);
     expect(unexplained).toEqual([]);
 

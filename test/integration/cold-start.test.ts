@@ -51,7 +51,12 @@ describe.skipIf(!process.env.DATABASE_URL)(`starting while the database is down 
 
       await proxy.restore();
       expect(await waitForStatus(`${server.url}/ready`, 200, 15_000)).toBe(200);
-      const direct = new pg.Client({ connectionString: databaseUrl.replace(`:${proxy.port}/`, `:${new URL(process.env.DATABASE_URL!).port || 5432}/`) });
+      const direct = new pg.Client({
+        connectionString: databaseUrl.replace(
+          `:${proxy.port}/`,
+          `:${new URL(process.env.DATABASE_URL!).port || 5432}/`,
+        ),
+      });
       await direct.connect();
       const { rows } = await direct.query('SELECT count(*)::int AS n FROM kysely_migration');
       await direct.end();

@@ -35,7 +35,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const pick = (name: string, value?: string) => ({ customisationId: desk.ids.get(name)!, ...(value === undefined ? {} : { value }) });
+const pick = (name: string, value?: string) => ({
+  customisationId: desk.ids.get(name)!,
+  ...(value === undefined ? {} : { value }),
+});
 
 describe('customer text in the logs', () => {
   it('never appears, whatever happens to the request', async () => {
@@ -45,20 +48,29 @@ describe('customer text in the logs', () => {
     // Checked: a valid selection, and one that breaks rules (the value rides along on a violation's customisation).
     const ok = await t.graphql(CONFIGURE, { token: user, variables: { p: desk.id, s: valid } });
     expect(ok.body.data.configure.valid).toBe(true);
-    const broken = await t.graphql(CONFIGURE, { token: user, variables: { p: desk.id, s: [pick('Engraved text', VALUE), pick('Engraved text', VALUE)] } });
+    const broken = await t.graphql(CONFIGURE, {
+      token: user,
+      variables: { p: desk.id, s: [pick('Engraved text', VALUE), pick('Engraved text', VALUE)] },
+    });
     expect(broken.body.data.configure.violations.map((v: { code: string }) => v.code)).toEqual(
       expect.arrayContaining(['STEP_REQUIRED', 'DUPLICATE_SELECTION', 'REQUIRES']),
     );
     // A value over 1,000 characters is a violation; over 1,000 selections, a refused request.
     const long = `${VALUE}${'x'.repeat(1_000)}`;
-    const tooLong = await t.graphql(CONFIGURE, { token: user, variables: { p: desk.id, s: [pick('Engraved text', long)] } });
+    const tooLong = await t.graphql(CONFIGURE, {
+      token: user,
+      variables: { p: desk.id, s: [pick('Engraved text', long)] },
+    });
     expect(tooLong.body.data.configure.violations.map((v: { code: string }) => v.code)).toContain('VALUE_TOO_LONG');
     const tooMany = Array.from({ length: 1_001 }, () => pick('Engraved text', VALUE));
     const malformed = await t.graphql(CONFIGURE, { token: user, variables: { p: desk.id, s: tooMany } });
     expect(malformed.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
 
     // Refused save (violations), then saved, read back, and throttled.
-    const refused = await t.graphql(SAVE, { token: user, variables: { p: desk.id, s: [pick('Engraved text', VALUE)] } });
+    const refused = await t.graphql(SAVE, {
+      token: user,
+      variables: { p: desk.id, s: [pick('Engraved text', VALUE)] },
+    });
     expect(refused.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     const saved = await t.graphql(SAVE, { token: user, variables: { p: desk.id, s: valid } });
     expect(saved.body.errors).toBeUndefined();
@@ -66,7 +78,8 @@ describe('customer text in the logs', () => {
     const read = await t.graphql(READ, { token: user, variables: { id: saved.body.data.saveConfiguration.id } });
     expect(read.body.data.configuration.selections.map((s: { value: string | null }) => s.value)).toContain(VALUE);
     let throttled = 0;
-    for (let i = 0; i < 4; i++) if ((await t.graphql(SAVE, { token: user, variables: { p: desk.id, s: valid } })).status === 429) throttled++;
+    for (let i = 0; i < 4; i++)
+      if ((await t.graphql(SAVE, { token: user, variables: { p: desk.id, s: valid } })).status === 429) throttled++;
     expect(throttled).toBeGreaterThan(0);
 
     const lines = t.logs.lines.slice(mark);
@@ -81,10 +94,15 @@ describe('customer text in the logs', () => {
     const other = await t.createUser();
     const token = await t.login(other.email, other.password);
     // PostgreSQL's check violation quotes the failing row, selections included, in its detail.
-    await sql`ALTER TABLE configurations ADD CONSTRAINT configurations_log_probe CHECK (total_cents < 0) NOT VALID`.execute(db);
+    await sql`ALTER TABLE configurations ADD CONSTRAINT configurations_log_probe CHECK (total_cents < 0) NOT VALID`.execute(
+      db,
+    );
     const mark = t.logs.lines.length;
     try {
-      const res = await t.graphql(SAVE, { token, variables: { p: desk.id, s: [pick('200 x 90 cm'), pick('Brass plaque'), pick('Engraved text', VALUE)] } });
+      const res = await t.graphql(SAVE, {
+        token,
+        variables: { p: desk.id, s: [pick('200 x 90 cm'), pick('Brass plaque'), pick('Engraved text', VALUE)] },
+      });
       expect(res.body.errors[0].extensions.code).toBe('INTERNAL_SERVER_ERROR');
       expect(JSON.stringify(res.body)).not.toContain('CustomerText');
     } finally {

@@ -55,13 +55,27 @@ beforeAll(async () => {
         name: 'Picture frame',
         sku: 'FRAME-1',
         steps: [
-          { name: 'Frame', order: 1, components: [{ name: 'Finish', position: 1, customisations: [
-            { name: 'Red', type: 'colour', price: 10 },
-            { name: 'Gold', type: 'colour', price: 25.5 },
-          ] }] },
-          { name: 'Engraving', order: 2, components: [{ name: 'Text', position: 1, customisations: [
-            { name: 'Engraving', type: 'text', price: 5 },
-          ] }] },
+          {
+            name: 'Frame',
+            order: 1,
+            components: [
+              {
+                name: 'Finish',
+                position: 1,
+                customisations: [
+                  { name: 'Red', type: 'colour', price: 10 },
+                  { name: 'Gold', type: 'colour', price: 25.5 },
+                ],
+              },
+            ],
+          },
+          {
+            name: 'Engraving',
+            order: 2,
+            components: [
+              { name: 'Text', position: 1, customisations: [{ name: 'Engraving', type: 'text', price: 5 }] },
+            ],
+          },
         ],
       },
     },
@@ -83,18 +97,53 @@ afterAll(() => t?.close());
 
 describe('configure', () => {
   it('reports violations in order and prices the selection anyway', async () => {
-    const res = await t.graphql(CHECK, { token: user, variables: { productId: product.id, selections: [{ customisationId: product.frame.gold }, { customisationId: '999999' }] } });
+    const res = await t.graphql(CHECK, {
+      token: user,
+      variables: {
+        productId: product.id,
+        selections: [{ customisationId: product.frame.gold }, { customisationId: '999999' }],
+      },
+    });
     expect(res.body.errors).toBeUndefined();
     const check = res.body.data.configure;
     expect(check.valid).toBe(false);
     expect(check.violations).toEqual([
-      { code: 'UNKNOWN_CUSTOMISATION', message: 'Customisation "999999" is not part of this product.', stepId: null, componentId: null, customisationId: '999999', otherCustomisationId: null },
-      { code: 'REQUIRES', message: '"Gold" requires "Engraving".', stepId: product.steps[0], componentId: expect.any(String), customisationId: product.frame.gold, otherCustomisationId: product.engraving.text },
-      { code: 'STEP_REQUIRED', message: 'Step "Engraving" needs at least one choice.', stepId: product.steps[1], componentId: null, customisationId: null, otherCustomisationId: null },
+      {
+        code: 'UNKNOWN_CUSTOMISATION',
+        message: 'Customisation "999999" is not part of this product.',
+        stepId: null,
+        componentId: null,
+        customisationId: '999999',
+        otherCustomisationId: null,
+      },
+      {
+        code: 'REQUIRES',
+        message: '"Gold" requires "Engraving".',
+        stepId: product.steps[0],
+        componentId: expect.any(String),
+        customisationId: product.frame.gold,
+        otherCustomisationId: product.engraving.text,
+      },
+      {
+        code: 'STEP_REQUIRED',
+        message: 'Step "Engraving" needs at least one choice.',
+        stepId: product.steps[1],
+        componentId: null,
+        customisationId: null,
+        otherCustomisationId: null,
+      },
     ]);
     expect(check.price).toEqual({
       base: { amount: '100.00', currency: 'EUR' },
-      lines: [{ customisationId: product.frame.gold, name: 'Gold', mode: 'ADD', amount: { amount: '25.50', currency: 'EUR' }, customisation: { id: product.frame.gold, price: 25.5 } }],
+      lines: [
+        {
+          customisationId: product.frame.gold,
+          name: 'Gold',
+          mode: 'ADD',
+          amount: { amount: '25.50', currency: 'EUR' },
+          customisation: { id: product.frame.gold, price: 25.5 },
+        },
+      ],
       total: { amount: '125.50', currency: 'EUR' },
     });
     expect(check.product).toMatchObject({ id: product.id, basePrice: 100, currency: 'EUR' });
@@ -108,17 +157,41 @@ describe('configure', () => {
   });
 
   it('a rule message, a missing value; then the fixed selection is valid', async () => {
-    const bad = await t.graphql(CHECK, { token: user, variables: { productId: product.id, selections: [{ customisationId: product.frame.red }, { customisationId: product.engraving.text, value: '  ' }] } });
-    expect(bad.body.data.configure.violations.map((v: { code: string; message: string }) => [v.code, v.message])).toEqual([
+    const bad = await t.graphql(CHECK, {
+      token: user,
+      variables: {
+        productId: product.id,
+        selections: [{ customisationId: product.frame.red }, { customisationId: product.engraving.text, value: '  ' }],
+      },
+    });
+    expect(
+      bad.body.data.configure.violations.map((v: { code: string; message: string }) => [v.code, v.message]),
+    ).toEqual([
       ['EXCLUDES', 'Red frames cannot be engraved.'],
       ['VALUE_REQUIRED', '"Engraving" needs a value of 1 to 1000 characters.'],
     ]);
-    const good = await t.graphql(CHECK, { token: user, variables: { productId: product.id, selections: [{ customisationId: product.engraving.text, value: SECRET_VALUE }, { customisationId: product.frame.gold }] } });
-    expect(good.body.data.configure).toMatchObject({ valid: true, violations: [], price: { total: { amount: '130.50' } } });
+    const good = await t.graphql(CHECK, {
+      token: user,
+      variables: {
+        productId: product.id,
+        selections: [
+          { customisationId: product.engraving.text, value: SECRET_VALUE },
+          { customisationId: product.frame.gold },
+        ],
+      },
+    });
+    expect(good.body.data.configure).toMatchObject({
+      valid: true,
+      violations: [],
+      price: { total: { amount: '130.50' } },
+    });
   });
 
   it('is shared through the response cache, and a rule change (even from outside the service) empties it', async () => {
-    const selections = [{ customisationId: product.frame.gold }, { customisationId: product.engraving.text, value: 'cache' }];
+    const selections = [
+      { customisationId: product.frame.gold },
+      { customisationId: product.engraving.text, value: 'cache' },
+    ];
     const variables = { productId: product.id, selections };
     const first = await t.graphql(CHECK, { token: user, variables });
     expect(first.body.data.configure.valid).toBe(true);
@@ -148,26 +221,58 @@ describe('configure', () => {
     }
     const many = Array.from({ length: 1001 }, () => ({ customisationId: product.frame.red }));
     const res = await t.graphql(CHECK, { token: user, variables: { productId: product.id, selections: many } });
-    expect(res.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', validation: { selections: ['At most 1000 selections are allowed, got 1001.'] } });
+    expect(res.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      validation: { selections: ['At most 1000 selections are allowed, got 1001.'] },
+    });
   });
 });
 
 describe('saved configurations', () => {
   it('a session: refused while invalid, saved once fixed, read by another user, priced again after a change', async () => {
-    const refused = await t.graphql(SAVE, { token: user, variables: { productId: product.id, selections: [{ customisationId: product.frame.gold }] } });
+    const refused = await t.graphql(SAVE, {
+      token: user,
+      variables: { productId: product.id, selections: [{ customisationId: product.frame.gold }] },
+    });
     expect(refused.body.data).toBeNull();
     expect(refused.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-    expect(refused.body.errors[0].extensions.violations.map((v: { code: string }) => v.code)).toEqual(['REQUIRES', 'STEP_REQUIRED']);
-    const count = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM configurations`.execute(t.database.handle.db)).rows[0]!.n);
+    expect(refused.body.errors[0].extensions.violations.map((v: { code: string }) => v.code)).toEqual([
+      'REQUIRES',
+      'STEP_REQUIRED',
+    ]);
+    const count = async () =>
+      Number(
+        (await sql<{ n: string }>`SELECT count(*) AS n FROM configurations`.execute(t.database.handle.db)).rows[0]!.n,
+      );
     expect(await count()).toBe(0);
 
-    const selections = [{ customisationId: product.engraving.text, value: SECRET_VALUE }, { customisationId: product.frame.gold }];
+    const selections = [
+      { customisationId: product.engraving.text, value: SECRET_VALUE },
+      { customisationId: product.frame.gold },
+    ];
     const saved = (await mutate(t, user, SAVE, { productId: product.id, selections })).saveConfiguration;
     expect(saved.id).toMatch(/^[A-Za-z0-9]{12}$/);
-    expect(saved).toMatchObject({ productId: product.id, valid: true, changedSince: false, price: { total: { amount: '130.50', currency: 'EUR' } } });
+    expect(saved).toMatchObject({
+      productId: product.id,
+      valid: true,
+      changedSince: false,
+      price: { total: { amount: '130.50', currency: 'EUR' } },
+    });
     expect(saved.selections).toEqual([
-      { customisationId: product.frame.gold, name: 'Gold', value: null, mode: 'ADD', price: { amount: '25.50', currency: 'EUR' } },
-      { customisationId: product.engraving.text, name: 'Engraving', value: SECRET_VALUE, mode: 'ADD', price: { amount: '5.00', currency: 'EUR' } },
+      {
+        customisationId: product.frame.gold,
+        name: 'Gold',
+        value: null,
+        mode: 'ADD',
+        price: { amount: '25.50', currency: 'EUR' },
+      },
+      {
+        customisationId: product.engraving.text,
+        name: 'Engraving',
+        value: SECRET_VALUE,
+        mode: 'ADD',
+        price: { amount: '5.00', currency: 'EUR' },
+      },
     ]);
     const again = (await mutate(t, user, SAVE, { productId: product.id, selections })).saveConfiguration;
     expect(again.id).not.toBe(saved.id);
@@ -177,7 +282,9 @@ describe('saved configurations', () => {
     expect(read).toEqual(saved);
     expect(read.currentPrice.total.amount).toBe('130.50');
 
-    await mutate(t, admin, `mutation ($id: ID!) { updateCustomisation(id: $id, input: { price: 30 }) { id } }`, { id: product.frame.gold });
+    await mutate(t, admin, `mutation ($id: ID!) { updateCustomisation(id: $id, input: { price: 30 }) { id } }`, {
+      id: product.frame.gold,
+    });
     const after = (await mutate(t, other, READ, { id: saved.id })).configuration;
     expect(after.price).toEqual(saved.price);
     expect(after.selections).toEqual(saved.selections);
@@ -198,18 +305,35 @@ describe('saved configurations', () => {
       user,
       {
         query: `query ($r: [_Any!]!) { _entities(representations: $r) { __typename ... on Configuration { id productId price { total { amount } } } } }`,
-        variables: { r: [{ __typename: 'Configuration', id }, { __typename: 'Configuration', id: 'nope' }] },
+        variables: {
+          r: [
+            { __typename: 'Configuration', id },
+            { __typename: 'Configuration', id: 'nope' },
+          ],
+        },
       },
       GATEWAY_HEADERS,
     );
     expect(res.body).toEqual({
-      data: { _entities: [{ __typename: 'Configuration', id, productId: product.id, price: { total: { amount: expect.stringMatching(/^\d+\.\d{2}$/) } } }, null] },
+      data: {
+        _entities: [
+          {
+            __typename: 'Configuration',
+            id,
+            productId: product.id,
+            price: { total: { amount: expect.stringMatching(/^\d+\.\d{2}$/) } },
+          },
+          null,
+        ],
+      },
     });
   });
 
   it('unknown and malformed ids are null alike', async () => {
     for (const id of ['AAAAAAAAAAAA', 'short', "x' OR 1=1 --", 'ÄÄÄÄÄÄÄÄÄÄÄÄ']) {
-      expect((await t.graphql(READ, { token: user, variables: { id } })).body).toEqual({ data: { configuration: null } });
+      expect((await t.graphql(READ, { token: user, variables: { id } })).body).toEqual({
+        data: { configuration: null },
+      });
     }
   });
 
@@ -220,7 +344,9 @@ describe('saved configurations', () => {
     expect(res.status).toBe(403);
     expect(res.body.errors[0].extensions.code).toBe('FORBIDDEN');
     const writerOnly = await tokenWith(['configurations:write']);
-    expect((await t.graphql(SAVE, { token: writerOnly, variables: { productId: product.id, selections } })).status).toBe(403);
+    expect(
+      (await t.graphql(SAVE, { token: writerOnly, variables: { productId: product.id, selections } })).status,
+    ).toBe(403);
     const saver = await tokenWith(['configurations:write', 'catalog:read']);
     const { id } = (await mutate(t, saver, SAVE, { productId: product.id, selections })).saveConfiguration;
 
@@ -230,7 +356,10 @@ describe('saved configurations', () => {
     expect((await t.graphql(READ, { token: user, variables: { id } })).body.data.configuration).toBeNull();
     for (const gone of [id, 'not-an-id']) {
       const missing = await t.graphql(del, { token: admin, variables: { id: gone } });
-      expect(missing.body.errors[0]).toMatchObject({ message: `No configuration with id "${gone}".`, extensions: { code: 'NOT_FOUND' } });
+      expect(missing.body.errors[0]).toMatchObject({
+        message: `No configuration with id "${gone}".`,
+        extensions: { code: 'NOT_FOUND' },
+      });
     }
   });
 
@@ -239,8 +368,16 @@ describe('saved configurations', () => {
     const { id } = (await mutate(t, user, SAVE, { productId: product.id, selections })).saveConfiguration;
     await mutate(t, admin, `mutation ($id: ID!) { deleteProduct(id: $id) { id } }`, { id: product.id });
     const read = (await mutate(t, user, READ, { id })).configuration;
-    expect(read).toMatchObject({ productId: product.id, product: null, currentPrice: null, valid: false, changedSince: true });
-    expect(read.price.lines).toEqual([{ customisationId: product.engraving.text, name: 'Engraving', amount: { amount: '5.00' }, customisation: null }]);
+    expect(read).toMatchObject({
+      productId: product.id,
+      product: null,
+      currentPrice: null,
+      valid: false,
+      changedSince: true,
+    });
+    expect(read.price.lines).toEqual([
+      { customisationId: product.engraving.text, name: 'Engraving', amount: { amount: '5.00' }, customisation: null },
+    ]);
     const res = await t.graphql(SAVE, { token: user, variables: { productId: product.id, selections } });
     expect(res.body.errors[0].extensions.code).toBe('NOT_FOUND');
   });
@@ -255,7 +392,11 @@ describe('save bound', () => {
 
   it("refuses a user's saves beyond the bound with 429 and Retry-After; other users are not affected", async () => {
     const { admin: a, user: u } = await adminAndUserTokens(limited);
-    const created = await mutate(limited, a, `mutation { createProduct(input: { name: "P", sku: "P-1", steps: [{ name: "S", order: 1, components: [{ name: "C", position: 1, customisations: [{ name: "X", type: "colour", price: 1 }] }] }] }) { id steps { components { customisations { id } } } } }`);
+    const created = await mutate(
+      limited,
+      a,
+      `mutation { createProduct(input: { name: "P", sku: "P-1", steps: [{ name: "S", order: 1, components: [{ name: "C", position: 1, customisations: [{ name: "X", type: "colour", price: 1 }] }] }] }) { id steps { components { customisations { id } } } } }`,
+    );
     const productId = created.createProduct.id;
     const selections = [{ customisationId: created.createProduct.steps[0].components[0].customisations[0].id }];
     for (let i = 0; i < 2; i++) await mutate(limited, u, SAVE, { productId, selections });
@@ -289,12 +430,23 @@ describe('rules in the catalogue: one stamp per write, the product counts, the a
   it('a rule and a step written in one transaction: the product takes the write’s one stamp, and counts the step', async () => {
     const db = c.database.handle.db;
     const stamp = async () =>
-      (await sql<{ ms: number; steps: number }>`SELECT (extract(epoch FROM updated_at) * 1000)::float8 AS ms, step_count AS steps FROM products WHERE id = ${productId}`.execute(db)).rows[0]!;
+      (
+        await sql<{
+          ms: number;
+          steps: number;
+        }>`SELECT (extract(epoch FROM updated_at) * 1000)::float8 AS ms, step_count AS steps FROM products WHERE id = ${productId}`.execute(
+          db,
+        )
+      ).rows[0]!;
     const before = await stamp();
     const stepMs = await db.transaction().execute(async (trx) => {
-      await sql`INSERT INTO configuration_rules (product_id, kind, customisation_id, other_customisation_id) VALUES (${productId}, 'REQUIRES', ${customisations[0]}, ${customisations[1]})`.execute(trx);
+      await sql`INSERT INTO configuration_rules (product_id, kind, customisation_id, other_customisation_id) VALUES (${productId}, 'REQUIRES', ${customisations[0]}, ${customisations[1]})`.execute(
+        trx,
+      );
       const step = await sql<{ ms: number }>`
-        INSERT INTO steps (product_id, name, "order") VALUES (${productId}, 'Extra', 2) RETURNING (extract(epoch FROM updated_at) * 1000)::float8 AS ms`.execute(trx);
+        INSERT INTO steps (product_id, name, "order") VALUES (${productId}, 'Extra', 2) RETURNING (extract(epoch FROM updated_at) * 1000)::float8 AS ms`.execute(
+        trx,
+      );
       return step.rows[0]!.ms;
     });
     const after = await stamp();
@@ -310,13 +462,21 @@ describe('rules in the catalogue: one stamp per write, the product counts, the a
     const db = c.database.handle.db;
     for (const x of customisations) {
       for (const y of customisations) {
-        if (x !== y) await sql`INSERT INTO configuration_rules (product_id, kind, customisation_id, other_customisation_id) VALUES (${productId}, 'REQUIRES', ${x}, ${y})`.execute(db);
+        if (x !== y)
+          await sql`INSERT INTO configuration_rules (product_id, kind, customisation_id, other_customisation_id) VALUES (${productId}, 'REQUIRES', ${x}, ${y})`.execute(
+            db,
+          );
       }
     }
-    const wide = await c.graphql(`{ product(id: "${productId}") { rules { id kind customisation { id name } other { id } } } }`, { token: (await adminAndUserTokens(c)).user });
+    const wide = await c.graphql(
+      `{ product(id: "${productId}") { rules { id kind customisation { id name } other { id } } } }`,
+      { token: (await adminAndUserTokens(c)).user },
+    );
     expect(wide.body.data).toBeUndefined();
     expect(wide.body.errors[0].message).toMatch(/^Answer size limit of 100 fields exceeded, found at least \d+\./);
-    const ids = await c.graphql(`{ product(id: "${productId}") { rules { id } } }`, { token: (await adminAndUserTokens(c)).user });
+    const ids = await c.graphql(`{ product(id: "${productId}") { rules { id } } }`, {
+      token: (await adminAndUserTokens(c)).user,
+    });
     expect(ids.body.errors).toBeUndefined();
     expect(ids.body.data.product.rules).toHaveLength(30);
   });

@@ -13,13 +13,18 @@ afterAll(() => target?.drop());
 describe('admin configurations:prune', () => {
   it('keeps everything without a retention, then deletes what is older than CONFIGURATION_RETENTION_DAYS or --days', async () => {
     const kept = await target.run('admin', ['configurations:prune']);
-    expect(kept.stdout).toContain('CONFIGURATION_RETENTION_DAYS is unset and no --days given: saved configurations are kept.');
+    expect(kept.stdout).toContain(
+      'CONFIGURATION_RETENTION_DAYS is unset and no --days given: saved configurations are kept.',
+    );
     expect(kept.code).toBe(0);
     // Migrates the database, finds nothing to delete.
-    expect((await target.run('admin', ['configurations:prune', '--days', '1'])).stdout).toContain('Deleted 0 configurations');
+    expect((await target.run('admin', ['configurations:prune', '--days', '1'])).stdout).toContain(
+      'Deleted 0 configurations',
+    );
 
     let handle = await target.open();
-    const insert = (id: string, daysAgo: number) => sql`
+    const insert = (id: string, daysAgo: number) =>
+      sql`
       INSERT INTO configurations (id, product_id, selections, base_cents, total_cents, currency, product_updated_at, created_at)
       VALUES (${id}, 1, '[]', 0, 0, 'EUR', now(), now() - make_interval(days => ${daysAgo}::int))`.execute(handle.db);
     await insert('oldOldOld001', 10);
@@ -29,7 +34,9 @@ describe('admin configurations:prune', () => {
 
     const byEnv = await target.run('admin', ['configurations:prune'], { env: { CONFIGURATION_RETENTION_DAYS: '5' } });
     expect(byEnv.stdout).toContain('Deleted 1 configuration saved more than 5 days ago.');
-    const byFlag = await target.run('admin', ['configurations:prune', '--days', '2'], { env: { CONFIGURATION_RETENTION_DAYS: '5' } });
+    const byFlag = await target.run('admin', ['configurations:prune', '--days', '2'], {
+      env: { CONFIGURATION_RETENTION_DAYS: '5' },
+    });
     expect(byFlag.stdout).toContain('Deleted 1 configuration saved more than 2 days ago.');
 
     handle = await target.open();

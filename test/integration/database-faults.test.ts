@@ -97,7 +97,10 @@ describe.skipIf(!process.env.DATABASE_URL)(`the database going away (${reason})`
       errors: [{ message: 'Service temporarily unavailable.', extensions: { code: 'SERVICE_UNAVAILABLE' } }],
     });
 
-    const logout = await timedFetch('/api/v1/logout', { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    const logout = await timedFetch('/api/v1/logout', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(logout.res.status).toBe(503);
     expect(logout.ms).toBeLessThan(3_000);
     expect(logout.res.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -195,7 +198,10 @@ describe.skipIf(!process.env.DATABASE_URL)(`the database going away (${reason})`
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(res.body.errors).toEqual([
-        expect.objectContaining({ message: 'Service temporarily unavailable.', extensions: { code: 'SERVICE_UNAVAILABLE' } }),
+        expect.objectContaining({
+          message: 'Service temporarily unavailable.',
+          extensions: { code: 'SERVICE_UNAVAILABLE' },
+        }),
       ]);
       expect(JSON.stringify(res.body)).not.toMatch(LEAKY);
     } finally {
@@ -214,7 +220,11 @@ describe.skipIf(!process.env.DATABASE_URL)(`the database going away (${reason})`
     abort.abort();
     expect(await pending).toBeInstanceOf(Error);
     // Still black-holed: the abandoned request's connection must come back (or be discarded) on its own.
-    const stats = await eventually(async () => proxied.poolStats!(), (s) => s.total === s.idle && s.waiting === 0, 5_000);
+    const stats = await eventually(
+      async () => proxied.poolStats!(),
+      (s) => s.total === s.idle && s.waiting === 0,
+      5_000,
+    );
     expect(stats.total - stats.idle).toBe(0);
     expect(stats.waiting).toBe(0);
     expect(t.logs.lines.some((l) => JSON.parse(l).status === 499)).toBe(true);

@@ -30,14 +30,26 @@ const ENTITIES = /* GraphQL */ `
       ... on Product {
         id
         name
-        steps { id order components { id customisations { id type price } } }
+        steps {
+          id
+          order
+          components {
+            id
+            customisations {
+              id
+              type
+              price
+            }
+          }
+        }
       }
     }
   }
 `;
 
 /** A request as the federation gateway sends it. */
-const asGateway = (query: string, variables?: Record<string, unknown>) => postGraphQL(t, token, { query, variables }, GATEWAY_HEADERS);
+const asGateway = (query: string, variables?: Record<string, unknown>) =>
+  postGraphQL(t, token, { query, variables }, GATEWAY_HEADERS);
 
 /** Statements the app sent for one operation (authentication included). */
 async function statementsFor(query: string, variables: Record<string, unknown>) {
@@ -109,9 +121,19 @@ describe('federation subgraph', () => {
       query ($representations: [_Any!]!) {
         _entities(representations: $representations) {
           __typename
-          ... on Step { id name }
-          ... on Component { id name }
-          ... on Customisation { id name price }
+          ... on Step {
+            id
+            name
+          }
+          ... on Component {
+            id
+            name
+          }
+          ... on Customisation {
+            id
+            name
+            price
+          }
         }
       }
     `;

@@ -27,7 +27,24 @@ if (!installed) {
 // The seed's nested product selection.
 const PRODUCT_QUERY = /* GraphQL */ `
   query ($id: ID!) {
-    product(id: $id) { id name steps { id name components { id name customisations { id name type price } } } }
+    product(id: $id) {
+      id
+      name
+      steps {
+        id
+        name
+        components {
+          id
+          name
+          customisations {
+            id
+            name
+            type
+            price
+          }
+        }
+      }
+    }
   }
 `;
 
@@ -52,8 +69,13 @@ async function startPromotionsSubgraph(featured: () => string[]): Promise<string
     {
       typeDefs: parse(/* GraphQL */ `
         extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key"])
-        type Product @key(fields: "id", resolvable: false) { id: ID! }
-        type Query { "Products on promotion this week." featured: [Product!]! }
+        type Product @key(fields: "id", resolvable: false) {
+          id: ID!
+        }
+        type Query {
+          "Products on promotion this week."
+          featured: [Product!]!
+        }
       `),
       resolvers: { Query: { featured: () => featured().map((id) => ({ id })) } },
     },
@@ -79,7 +101,10 @@ async function waitUntilReady(url: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`gateway exited (${child.exitCode}):\n${gatewayOutput}`);
-    const ok = await fetch(`${url}/readiness`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/readiness`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -102,12 +127,17 @@ describe.skipIf(!installed)('through Hive Gateway (test/gateway)', () => {
     token = await t.login(user.email, user.password);
     const admin = await t.createUser({ isAdmin: true });
     adminToken = await t.login(admin.email, admin.password);
-    await seedCatalog(t.database.handle.db, { products: 3, seed: 66, shape: { steps: 2, components: 2, customisations: 2 } });
+    await seedCatalog(t.database.handle.db, {
+      products: 3,
+      seed: 66,
+      shape: { steps: 2, components: 2, customisations: 2 },
+    });
     const page = await t.graphql('{ products(first: 3) { data { id } } }', { token });
     productIds = page.body.data.products.data.map((p: { id: string }) => p.id);
 
     const promotionsUrl = await startPromotionsSubgraph(() => [productIds[2]!, productIds[0]!]);
-    const catalogSdl = (await postGraphQL(t, token, { query: '{ _service { sdl } }' }, GATEWAY_HEADERS)).body.data._service.sdl;
+    const catalogSdl = (await postGraphQL(t, token, { query: '{ _service { sdl } }' }, GATEWAY_HEADERS)).body.data
+      ._service.sdl;
     const promotionsSdl = await fetch(promotionsUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -126,8 +156,22 @@ describe.skipIf(!installed)('through Hive Gateway (test/gateway)', () => {
     gatewayUrl = `http://127.0.0.1:${port}`;
     gateway = spawn(
       process.execPath,
-      [GATEWAY_BIN, 'supergraph', supergraph, '--host', '127.0.0.1', '--port', String(port), '-c', 'gateway.config.mjs'],
-      { cwd: GATEWAY_DIR, env: { ...process.env, NODE_ENV: 'production', FEDERATION_SECRET }, stdio: ['ignore', 'pipe', 'pipe'] },
+      [
+        GATEWAY_BIN,
+        'supergraph',
+        supergraph,
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '-c',
+        'gateway.config.mjs',
+      ],
+      {
+        cwd: GATEWAY_DIR,
+        env: { ...process.env, NODE_ENV: 'production', FEDERATION_SECRET },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
     );
     gateway.stdout!.on('data', (chunk) => (gatewayOutput += chunk));
     gateway.stderr!.on('data', (chunk) => (gatewayOutput += chunk));
@@ -157,7 +201,10 @@ describe.skipIf(!installed)('through Hive Gateway (test/gateway)', () => {
   it('without a token the catalog refuses the gateway too', async () => {
     const res = await viaGateway(PRODUCT_QUERY, { id: productIds[0] });
     expect(res.body.data?.product ?? null).toBeNull();
-    expect(res.body.errors?.[0]).toMatchObject({ message: 'Unauthenticated.', extensions: { code: 'UNAUTHENTICATED' } });
+    expect(res.body.errors?.[0]).toMatchObject({
+      message: 'Unauthenticated.',
+      extensions: { code: 'UNAUTHENTICATED' },
+    });
   });
 
   it('resolves products referenced by another subgraph through the catalog _entities', async () => {
@@ -186,7 +233,10 @@ describe.skipIf(!installed)('through Hive Gateway (test/gateway)', () => {
     const id = productIds[2]!;
     const rename = `mutation ($id: ID!) { updateProduct(id: $id, input: { name: "Renamed through the gateway" }) { id name updatedAt } }`;
     const refused = await viaGateway(rename, { id }, `Bearer ${token}`);
-    expect(refused.body.errors?.[0]).toMatchObject({ message: 'This action is unauthorized.', extensions: { code: 'FORBIDDEN' } });
+    expect(refused.body.errors?.[0]).toMatchObject({
+      message: 'This action is unauthorized.',
+      extensions: { code: 'FORBIDDEN' },
+    });
 
     const res = await viaGateway(rename, { id }, `Bearer ${adminToken}`);
     expect(res.body.errors).toBeUndefined();

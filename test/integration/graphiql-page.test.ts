@@ -26,7 +26,8 @@ beforeAll(async () => {
     if (assets.has(path)) continue;
     const res = await request(t.url, path);
     assets.set(path, res);
-    if (res.headers['content-type']?.startsWith('text/javascript')) queue.push(...[...res.text.matchAll(ASSET)].map(([p]) => p));
+    if (res.headers['content-type']?.startsWith('text/javascript'))
+      queue.push(...[...res.text.matchAll(ASSET)].map(([p]) => p));
   }
   largest = [...assets].sort(([, a], [, b]) => b.body.length - a.body.length)[0]![0];
 });
@@ -46,8 +47,19 @@ describe('the GraphiQL page', () => {
     expect(Object.keys(JSON.parse(data).workers).sort()).toEqual(['editorWorkerService', 'graphql', 'json']);
     // No token, no header template: the page signs in by itself.
     expect(page.text).not.toMatch(/Bearer|Authorization/);
-    const names = [...assets.keys()].map((p) => p.replace(/^\/graphql\/assets\//, '').replace(/\.[0-9a-f]{16}\./, '.*.'));
-    expect(names.sort()).toEqual(['editor.worker.*.js', 'favicon.*.svg', 'graphiql.*.css', 'graphiql.*.js', 'graphql.worker.*.js', 'json.worker.*.js'].sort());
+    const names = [...assets.keys()].map((p) =>
+      p.replace(/^\/graphql\/assets\//, '').replace(/\.[0-9a-f]{16}\./, '.*.'),
+    );
+    expect(names.sort()).toEqual(
+      [
+        'editor.worker.*.js',
+        'favicon.*.svg',
+        'graphiql.*.css',
+        'graphiql.*.js',
+        'graphql.worker.*.js',
+        'json.worker.*.js',
+      ].sort(),
+    );
   });
 
   it('is what a browser gets for /graphql?query=… (reload, bookmark, share); API clients still get JSON', async () => {
@@ -57,7 +69,12 @@ describe('the GraphiQL page', () => {
     expect(shared.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(shared.text).toBe(page.text);
     // Without a token an API client's GET is refused as before, whatever else it accepts.
-    for (const accept of ['application/json', 'application/graphql-response+json, application/json;q=0.9', '*/*', 'application/json, text/html;q=0.5']) {
+    for (const accept of [
+      'application/json',
+      'application/graphql-response+json, application/json;q=0.9',
+      '*/*',
+      'application/json, text/html;q=0.5',
+    ]) {
       const api = await get(t, '/graphql?query=%7B__typename%7D', { accept });
       expect(api.status).toBe(401);
       expect(JSON.parse(api.text).errors[0].extensions.code).toBe('UNAUTHENTICATED');
@@ -83,9 +100,15 @@ describe('the GraphiQL page', () => {
     for (const [path, plain] of [['/graphql', page] as const, ...assets]) {
       expect(plain.headers['content-encoding']).toBeUndefined();
       totals.identity += plain.body.length;
-      for (const [encoding, decode] of [['br', zlib.brotliDecompressSync], ['gzip', zlib.gunzipSync]] as const) {
+      for (const [encoding, decode] of [
+        ['br', zlib.brotliDecompressSync],
+        ['gzip', zlib.gunzipSync],
+      ] as const) {
         // A browser's header: both offered, br preferred whatever the order.
-        const res = await get(t, path, { ...HTML, 'accept-encoding': encoding === 'br' ? 'gzip, deflate, br' : 'gzip' });
+        const res = await get(t, path, {
+          ...HTML,
+          'accept-encoding': encoding === 'br' ? 'gzip, deflate, br' : 'gzip',
+        });
         expect(res.headers['content-encoding']).toBe(encoding);
         expect(res.headers.vary).toContain('Accept-Encoding');
         expect(Number(res.headers['content-length'])).toBe(res.body.length);
@@ -97,7 +120,9 @@ describe('the GraphiQL page', () => {
     expect(totals.identity).toBeGreaterThan(5_000_000);
     expect(totals.br).toBeLessThan(3_000_000);
     expect(totals.gzip).toBeLessThan(3_000_000);
-    expect((await get(t, largest, { 'accept-encoding': 'br;q=0, gzip;q=0' })).headers['content-encoding']).toBeUndefined();
+    expect(
+      (await get(t, largest, { 'accept-encoding': 'br;q=0, gzip;q=0' })).headers['content-encoding'],
+    ).toBeUndefined();
   });
 
   it('answers a matching If-None-Match with 304; hashed assets are cached for good, the page revalidated', async () => {
@@ -133,13 +158,23 @@ describe('the GraphiQL page', () => {
 
   it('forbids framing and anything the page does not load itself; nosniff on every response', async () => {
     const csp = String(page.headers['content-security-policy']);
-    for (const directive of ["default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'none'"]) {
+    for (const directive of [
+      "default-src 'none'",
+      "script-src 'self'",
+      "connect-src 'self'",
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+      "form-action 'none'",
+    ]) {
       expect(csp.split('; ')).toContain(directive);
     }
     expect(page.headers['x-frame-options']).toBe('DENY');
     expect(page.headers['referrer-policy']).toBe('no-referrer');
     const restNotFound = await get(t, '/api/v1/nothing-here');
-    const graphqlUnauthenticated = await request(t.url, '/graphql', { method: 'POST', body: { query: '{ __typename }' } });
+    const graphqlUnauthenticated = await request(t.url, '/graphql', {
+      method: 'POST',
+      body: { query: '{ __typename }' },
+    });
     expect(restNotFound.status).toBe(404);
     expect(graphqlUnauthenticated.status).toBe(401);
     const responses = [page, ...assets.values(), restNotFound, graphqlUnauthenticated, await get(t, '/health')];
@@ -158,7 +193,9 @@ describe('clients that never read', () => {
   /** Stalled clients asking for the largest asset uncompressed, once `app` has taken them all on. */
   async function stall(app: TestApp, count: number) {
     for (let i = 0; i < count; i++) held.push(stalledRequest(app.url, largest));
-    await expect.poll(async () => (await request(app.url, largest, { method: 'HEAD' })).status, { timeout: 10_000 }).toBe(503);
+    await expect
+      .poll(async () => (await request(app.url, largest, { method: 'HEAD' })).status, { timeout: 10_000 })
+      .toBe(503);
   }
   afterAll(async () => {
     for (const socket of held) socket.destroy();
@@ -190,7 +227,10 @@ describe('clients that never read', () => {
     socket.setEncoding('latin1').on('data', (c: string) => (received += c));
     socket.resume();
     await closed;
-    const [head, body] = [received.slice(0, received.indexOf('\r\n\r\n')), received.slice(received.indexOf('\r\n\r\n') + 4)];
+    const [head, body] = [
+      received.slice(0, received.indexOf('\r\n\r\n')),
+      received.slice(received.indexOf('\r\n\r\n') + 4),
+    ];
     const length = Number(/content-length: (\d+)/i.exec(head)![1]);
     expect(body.length).toBeLessThan(length);
     const aborted = () => app.logs.lines.map((l) => JSON.parse(l)).find((l) => l.path === largest && l.aborted);

@@ -2,7 +2,14 @@ import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { seedCatalog } from '../../db/seeds/catalog.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import { expectOnlyTokenLookup, FEDERATION_SECRET, FULL_PRODUCT, GATEWAY_HEADERS, postGraphQL, tokenFor } from '../support/edge.ts';
+import {
+  expectOnlyTokenLookup,
+  FEDERATION_SECRET,
+  FULL_PRODUCT,
+  GATEWAY_HEADERS,
+  postGraphQL,
+  tokenFor,
+} from '../support/edge.ts';
 import { rawExchange, request } from '../support/raw-http.ts';
 
 // One test per abuse finding of the security review: each one failed before the fix.
@@ -18,7 +25,11 @@ const consoleCalls = () => [console.error, console.warn, console.log].map((f) =>
 
 beforeAll(async () => {
   t = await startTestApp({ env: { FEDERATION_SECRET: SECRET } });
-  await seedCatalog(t.app.database.db, { products: 120, seed: 11, shape: { steps: 2, components: 2, customisations: 2 } });
+  await seedCatalog(t.app.database.db, {
+    products: 120,
+    seed: 11,
+    shape: { steps: 2, components: 2, customisations: 2 },
+  });
   token = await tokenFor(t);
   otherToken = await tokenFor(t);
   const page = await postGraphQL(t, token, { query: '{ products(first: 100) { data { id } } }' });
@@ -33,7 +44,10 @@ const representations = (n: number) =>
 
 describe('1. federation _entities cannot amplify', () => {
   it('refuses _entities and _service to a client that is not the gateway, before any catalogue SQL', async () => {
-    for (const headers of [{}, { 'router-authorization': 'wrong' }, { 'router-authorization': `${SECRET}x` }] as Record<string, string>[]) {
+    for (const headers of [{}, { 'router-authorization': 'wrong' }, { 'router-authorization': `${SECRET}x` }] as Record<
+      string,
+      string
+    >[]) {
       for (const payload of [
         { query: entitiesQuery, variables: { r: representations(1) } },
         { query: '{ _service { sdl } }' },
@@ -43,7 +57,12 @@ describe('1. federation _entities cannot amplify', () => {
         const res = await postGraphQL(t, token, payload, headers);
         expect(res.status).toBe(403);
         expect(res.body).toEqual({
-          errors: [{ message: 'Only the federation gateway may query _entities and _service.', extensions: { code: 'FORBIDDEN' } }],
+          errors: [
+            {
+              message: 'Only the federation gateway may query _entities and _service.',
+              extensions: { code: 'FORBIDDEN' },
+            },
+          ],
         });
         expectOnlyTokenLookup(t);
       }
@@ -70,15 +89,35 @@ describe('1. federation _entities cannot amplify', () => {
     try {
       const fewToken = await tokenFor(few);
       const ids = (n: number) => Array.from({ length: n }, (_, i) => ({ __typename: 'Product', id: String(i + 1) }));
-      const refused = { message: 'Too many representations: 21 (at most 20 per request).', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } };
+      const refused = {
+        message: 'Too many representations: 21 (at most 20 per request).',
+        extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+      };
       few.database.queries.reset();
-      const viaVariables = await postGraphQL(few, fewToken, { query: 'query ($r: [_Any!]!) { _entities(representations: $r) { __typename } }', variables: { r: ids(21) } }, GATEWAY);
+      const viaVariables = await postGraphQL(
+        few,
+        fewToken,
+        { query: 'query ($r: [_Any!]!) { _entities(representations: $r) { __typename } }', variables: { r: ids(21) } },
+        GATEWAY,
+      );
       expect([viaVariables.status, viaVariables.body.errors]).toEqual([400, [refused]]);
-      const inline = ids(21).map((r) => `{ __typename: "Product", id: "${r.id}" }`).join(' ');
-      const viaLiteral = await postGraphQL(few, fewToken, { query: `{ _entities(representations: [${inline}]) { __typename } }` }, GATEWAY);
+      const inline = ids(21)
+        .map((r) => `{ __typename: "Product", id: "${r.id}" }`)
+        .join(' ');
+      const viaLiteral = await postGraphQL(
+        few,
+        fewToken,
+        { query: `{ _entities(representations: [${inline}]) { __typename } }` },
+        GATEWAY,
+      );
       expect([viaLiteral.status, viaLiteral.body.errors]).toEqual([400, [refused]]);
       expectOnlyTokenLookup(few);
-      const twenty = await postGraphQL(few, fewToken, { query: 'query ($r: [_Any!]!) { _entities(representations: $r) { __typename } }', variables: { r: ids(20) } }, GATEWAY);
+      const twenty = await postGraphQL(
+        few,
+        fewToken,
+        { query: 'query ($r: [_Any!]!) { _entities(representations: $r) { __typename } }', variables: { r: ids(20) } },
+        GATEWAY,
+      );
       expect(twenty.status).toBe(200);
     } finally {
       await few.close();
@@ -157,29 +196,39 @@ describe('4. hostile documents and request lines get a 4xx, never a 500 or a sta
     ['a fragment cycle', '{ ...A } fragment A on Query { ...A }', /^Cannot spread fragment "A" within itself\.$/],
     ['an unknown fragment', '{ ...constructor }', /^Unknown fragment "constructor"\.$/],
     ['an operation named __proto__', 'query __proto__ { __typename }', /^Names beginning with "__" are reserved/],
-    ['a fragment named __proto__', '{ ...__proto__ } fragment __proto__ on Query { __typename }', /^Names beginning with "__" are reserved/],
-  ])('%s is a request error with a clear message (400, or 200 to legacy application/json)', async (_name, query, message) => {
-    for (const f of ['error', 'warn', 'log'] as const) vi.spyOn(console, f);
-    // GraphQL over HTTP: a request error's status depends on the media type only.
-    for (const [accept, status] of [
-      ['application/graphql-response+json', 400],
-      ['application/json', 200],
-    ] as const) {
-      t.database.queries.reset();
-      const res = await postGraphQL(t, token, { query }, { accept });
-      expect(res.status).toBe(status);
-      expect(res.body.errors).toHaveLength(1);
-      expect(res.body.errors[0].message).toMatch(message);
-      expect(res.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
-      expectOnlyTokenLookup(t);
-    }
-    expect(consoleCalls()).toEqual([0, 0, 0]);
-    expect(t.logs.text).not.toMatch(/"level":50/);
-  });
+    [
+      'a fragment named __proto__',
+      '{ ...__proto__ } fragment __proto__ on Query { __typename }',
+      /^Names beginning with "__" are reserved/,
+    ],
+  ])(
+    '%s is a request error with a clear message (400, or 200 to legacy application/json)',
+    async (_name, query, message) => {
+      for (const f of ['error', 'warn', 'log'] as const) vi.spyOn(console, f);
+      // GraphQL over HTTP: a request error's status depends on the media type only.
+      for (const [accept, status] of [
+        ['application/graphql-response+json', 400],
+        ['application/json', 200],
+      ] as const) {
+        t.database.queries.reset();
+        const res = await postGraphQL(t, token, { query }, { accept });
+        expect(res.status).toBe(status);
+        expect(res.body.errors).toHaveLength(1);
+        expect(res.body.errors[0].message).toMatch(message);
+        expect(res.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+        expectOnlyTokenLookup(t);
+      }
+      expect(consoleCalls()).toEqual([0, 0, 0]);
+      expect(t.logs.text).not.toMatch(/"level":50/);
+    },
+  );
 
   it.each(['//[', '//%', '//x:99999/', '/graphql?%zz'])('a request line %s is a 400 or a 404', async (target) => {
     const before = t.logs.lines.length;
-    const raw = await rawExchange(t.url, Buffer.from(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 'latin1'));
+    const raw = await rawExchange(
+      t.url,
+      Buffer.from(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 'latin1'),
+    );
     const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1]);
     expect([400, 401, 404]).toContain(status);
     const newLines = t.logs.lines.slice(before).join('\n');
@@ -190,8 +239,14 @@ describe('4. hostile documents and request lines get a 4xx, never a 500 or a sta
 describe('5. login takes JSON only', () => {
   it.each([
     ['text/plain', (e: string, p: string) => JSON.stringify({ email: e, password: p })],
-    ['application/x-www-form-urlencoded', (e: string, p: string) => new URLSearchParams({ email: e, password: p }).toString()],
-    ['multipart/form-data; boundary=x', (e: string) => `--x\r\nContent-Disposition: form-data; name="email"\r\n\r\n${e}\r\n--x--\r\n`],
+    [
+      'application/x-www-form-urlencoded',
+      (e: string, p: string) => new URLSearchParams({ email: e, password: p }).toString(),
+    ],
+    [
+      'multipart/form-data; boundary=x',
+      (e: string) => `--x\r\nContent-Disposition: form-data; name="email"\r\n\r\n${e}\r\n--x--\r\n`,
+    ],
     [undefined, (e: string, p: string) => JSON.stringify({ email: e, password: p })],
   ])('%s is refused with 415, before any password check', async (type, body) => {
     const user = await t.createUser();
@@ -203,7 +258,10 @@ describe('5. login takes JSON only', () => {
       rawBody: payload,
     });
     expect(res.status).toBe(415);
-    expect(res.json()).toEqual({ success: false, message: 'The request body must be JSON (Content-Type: application/json).' });
+    expect(res.json()).toEqual({
+      success: false,
+      message: 'The request body must be JSON (Content-Type: application/json).',
+    });
     expect(t.database.queries.count).toBe(0);
   });
 
@@ -231,7 +289,10 @@ describe('7. smaller findings', () => {
     const name = `Op${'x'.repeat(200_000)}`;
     const before = t.logs.lines.length;
     await postGraphQL(t, token, { query: `query ${name} { __typename }`, operationName: name });
-    const access = t.logs.lines.slice(before).map((l) => JSON.parse(l)).find((l) => l.msg === 'request');
+    const access = t.logs.lines
+      .slice(before)
+      .map((l) => JSON.parse(l))
+      .find((l) => l.msg === 'request');
     expect(access.operationName).toBe(`${name.slice(0, 100)}…`);
     expect(JSON.stringify(access).length).toBeLessThan(1_000);
   });
@@ -240,7 +301,10 @@ describe('7. smaller findings', () => {
     for (const [payload, code] of [
       [{ query: 'query A { __typename }', operationName: 'B' }, 'GRAPHQL_VALIDATION_FAILED'],
       [{ query: 'query A { __typename } query B { __typename }' }, 'GRAPHQL_VALIDATION_FAILED'],
-      [{ query: 'query ($n: Int!) { products(first: $n) { data { id } } }', variables: { n: 'ten' } }, 'BAD_USER_INPUT'],
+      [
+        { query: 'query ($n: Int!) { products(first: $n) { data { id } } }', variables: { n: 'ten' } },
+        'BAD_USER_INPUT',
+      ],
     ] as const) {
       const res = await postGraphQL(t, token, payload, { accept: 'application/json' });
       expect(res.status).toBe(200);
@@ -249,24 +313,27 @@ describe('7. smaller findings', () => {
     }
   });
 
-  it.each(['/graphql', '/api/v1/login'])('a client that goes away mid-body on %s is logged as such, not as an error', async (path) => {
-    const before = t.logs.lines.length;
-    await new Promise<void>((resolve) => {
-      const url = new URL(t.url);
-      const socket = net.connect(Number(url.port), url.hostname, () => {
-        socket.write(
-          `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
-            'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"query":',
-        );
-        setTimeout(() => {
-          socket.destroy();
-          resolve();
-        }, 200);
+  it.each(['/graphql', '/api/v1/login'])(
+    'a client that goes away mid-body on %s is logged as such, not as an error',
+    async (path) => {
+      const before = t.logs.lines.length;
+      await new Promise<void>((resolve) => {
+        const url = new URL(t.url);
+        const socket = net.connect(Number(url.port), url.hostname, () => {
+          socket.write(
+            `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+              'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"query":',
+          );
+          setTimeout(() => {
+            socket.destroy();
+            resolve();
+          }, 200);
+        });
       });
-    });
-    await new Promise((r) => setTimeout(r, 300));
-    const lines = t.logs.lines.slice(before).map((l) => JSON.parse(l));
-    expect(lines.filter((l) => l.level >= 40)).toEqual([]);
-    expect(lines.find((l) => l.msg === 'request')).toMatchObject({ status: 499, aborted: true });
-  });
+      await new Promise((r) => setTimeout(r, 300));
+      const lines = t.logs.lines.slice(before).map((l) => JSON.parse(l));
+      expect(lines.filter((l) => l.level >= 40)).toEqual([]);
+      expect(lines.find((l) => l.msg === 'request')).toMatchObject({ status: 499, aborted: true });
+    },
+  );
 });

@@ -55,7 +55,11 @@ describe('GraphQL over HTTP audits (graphql-http)', () => {
 const REQUEST_ERRORS: { name: string; query: string; variables?: Record<string, unknown>; code: string }[] = [
   { name: 'syntax error', query: '{ products { data { id } }', code: 'GRAPHQL_PARSE_FAILED' },
   { name: 'unknown field', query: '{ products { data { nope } } }', code: 'GRAPHQL_VALIDATION_FAILED' },
-  { name: 'wrongly typed literal', query: '{ products(first: "ten") { data { id } } }', code: 'GRAPHQL_VALIDATION_FAILED' },
+  {
+    name: 'wrongly typed literal',
+    query: '{ products(first: "ten") { data { id } } }',
+    code: 'GRAPHQL_VALIDATION_FAILED',
+  },
   {
     name: 'wrongly typed variable',
     query: 'query ($n: Int!) { products(first: $n) { data { id } } }',
@@ -67,7 +71,11 @@ const REQUEST_ERRORS: { name: string; query: string; variables?: Record<string, 
     query: `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: __typename`).join(' ')} }`,
     code: 'GRAPHQL_VALIDATION_FAILED',
   },
-  { name: 'too deep', query: '{ products { data { steps { components { id } } } } }', code: 'GRAPHQL_VALIDATION_FAILED' },
+  {
+    name: 'too deep',
+    query: '{ products { data { steps { components { id } } } } }',
+    code: 'GRAPHQL_VALIDATION_FAILED',
+  },
   { name: 'too costly', query: '{ products(first: 100) { data { id name sku } } }', code: 'GRAPHQL_VALIDATION_FAILED' },
   { name: 'too many tokens', query: `{ ${'__typename '.repeat(1200)}}`, code: 'GRAPHQL_VALIDATION_FAILED' },
   { name: 'unknown operation name', query: 'query A { __typename }', code: 'GRAPHQL_VALIDATION_FAILED' },
@@ -84,7 +92,11 @@ describe('request errors: the status depends on the media type, not on the check
         const res = await rawGraphQL(t, {
           token,
           headers: { 'content-type': 'application/json', accept },
-          body: JSON.stringify({ query, variables, ...(name === 'unknown operation name' ? { operationName: 'B' } : {}) }),
+          body: JSON.stringify({
+            query,
+            variables,
+            ...(name === 'unknown operation name' ? { operationName: 'B' } : {}),
+          }),
         });
         expect(res.body.errors?.[0]?.extensions?.code, `${accept}: ${res.text}`).toBe(code);
         expect(res.body.data, accept).toBeUndefined();

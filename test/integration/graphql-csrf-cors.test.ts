@@ -56,7 +56,11 @@ describe('CSRF prevention', () => {
     form.set('operations', JSON.stringify({ query: QUERY }));
     form.set('map', '{}');
     t.database.queries.reset();
-    const res = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    const res = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
+    });
     expect(res.status).toBe(403);
     expect(await res.json()).toEqual(CSRF_REFUSED);
     expectOnlyTokenLookup(t);
@@ -89,23 +93,26 @@ describe('CSRF prevention', () => {
 });
 
 describe('CORS', () => {
-  it.each(['/graphql', '/api/v1/login', '/api/v1/logout'])('answers a preflight to %s from a listed origin', async (path) => {
-    const res = await fetch(`${t.url}${path}`, {
-      method: 'OPTIONS',
-      headers: {
-        origin: ALLOWED,
-        'access-control-request-method': 'POST',
-        'access-control-request-headers': 'authorization, content-type',
-      },
-    });
-    expect(res.status).toBe(204);
-    expect(res.headers.get('access-control-allow-origin')).toBe(ALLOWED);
-    expect(res.headers.get('access-control-allow-credentials')).toBeNull();
-    const allowHeaders = (res.headers.get('access-control-allow-headers') ?? '').toLowerCase();
-    for (const h of ['authorization', 'content-type', 'x-graphql-yoga-csrf']) expect(allowHeaders).toContain(h);
-    expect(res.headers.get('access-control-allow-methods')).toContain('POST');
-    expect(res.headers.get('vary')).toContain('Origin');
-  });
+  it.each(['/graphql', '/api/v1/login', '/api/v1/logout'])(
+    'answers a preflight to %s from a listed origin',
+    async (path) => {
+      const res = await fetch(`${t.url}${path}`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: ALLOWED,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type',
+        },
+      });
+      expect(res.status).toBe(204);
+      expect(res.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+      expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+      const allowHeaders = (res.headers.get('access-control-allow-headers') ?? '').toLowerCase();
+      for (const h of ['authorization', 'content-type', 'x-graphql-yoga-csrf']) expect(allowHeaders).toContain(h);
+      expect(res.headers.get('access-control-allow-methods')).toContain('POST');
+      expect(res.headers.get('vary')).toContain('Origin');
+    },
+  );
 
   it('gives an unlisted origin no CORS grant, in a preflight or an actual response', async () => {
     const preflight = await fetch(`${t.url}/graphql`, {

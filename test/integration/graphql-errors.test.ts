@@ -21,7 +21,11 @@ describe.each(['development', 'production'] as const)('internal errors with NODE
     process.env.NODE_ENV = nodeEnv;
     t = await startTestApp({ env: { NODE_ENV: nodeEnv } });
     token = await tokenFor(t);
-    await seedCatalog(t.app.database.db, { products: 2, seed: 7, shape: { steps: 1, components: 1, customisations: 1 } });
+    await seedCatalog(t.app.database.db, {
+      products: 2,
+      seed: 7,
+      shape: { steps: 1, components: 1, customisations: 1 },
+    });
   });
   afterAll(async () => {
     process.env.NODE_ENV = previous;
@@ -36,7 +40,9 @@ describe.each(['development', 'production'] as const)('internal errors with NODE
       const res = await rawGraphQL(t, {
         token,
         headers: { 'content-type': 'application/json', accept },
-        body: JSON.stringify({ query: '{ products(first: 2) { data { id steps { components { customisations { id } } } } } }' }),
+        body: JSON.stringify({
+          query: '{ products(first: 2) { data { id steps { components { customisations { id } } } } } }',
+        }),
       });
       expect(res.body.data).toBeNull();
       expect(res.body.errors).toHaveLength(1);
@@ -61,7 +67,9 @@ describe.each(['development', 'production'] as const)('internal errors with NODE
         body: JSON.stringify({ query: '{ __typename }' }),
       });
       expect(res.status).toBe(500);
-      expect(res.body).toEqual({ errors: [{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+      expect(res.body).toEqual({
+        errors: [{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+      });
       expectNothingInternal(res.text);
     } finally {
       await t.app.database.db.schema.alterTable('personal_access_tokens').renameColumn('gone', 'token_hash').execute();
@@ -76,7 +84,9 @@ describe.each(['development', 'production'] as const)('internal errors with NODE
         body: '{"query": "{ __typename }", "secret-ish": SELECT',
       });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ errors: [{ message: 'POST body sent invalid JSON.', extensions: { code: 'BAD_REQUEST' } }] });
+      expect(res.body).toEqual({
+        errors: [{ message: 'POST body sent invalid JSON.', extensions: { code: 'BAD_REQUEST' } }],
+      });
       expectNothingInternal(res.text);
     }
   });
@@ -113,7 +123,10 @@ describe('operation selection', () => {
         },
       ],
     });
-    const named = await postGraphQL(t, token, { query: 'query A { a: __typename } query B { b: __typename }', operationName: 'B' });
+    const named = await postGraphQL(t, token, {
+      query: 'query A { a: __typename } query B { b: __typename }',
+      operationName: 'B',
+    });
     expect(named.status).toBe(200);
     expect(named.body).toEqual({ data: { b: 'Query' } });
   });

@@ -50,7 +50,11 @@ describe.skipIf(!onPostgres)('per-token fairness (PostgreSQL)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ env: { GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: '2' } });
-    await seedCatalog(t.app.database.db, { products: 10, seed: 3, shape: { steps: 1, components: 1, customisations: 1 } });
+    await seedCatalog(t.app.database.db, {
+      products: 10,
+      seed: 3,
+      shape: { steps: 1, components: 1, customisations: 1 },
+    });
   });
   afterAll(() => t?.close());
 
@@ -83,7 +87,11 @@ describe.skipIf(!onPostgres)('per-user fairness (PostgreSQL)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ env: { GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: '2', GRAPHQL_MAX_IN_FLIGHT_PER_USER: '3' } });
-    await seedCatalog(t.app.database.db, { products: 10, seed: 3, shape: { steps: 1, components: 1, customisations: 1 } });
+    await seedCatalog(t.app.database.db, {
+      products: 10,
+      seed: 3,
+      shape: { steps: 1, components: 1, customisations: 1 },
+    });
   });
   afterAll(() => t?.close());
 
@@ -122,7 +130,10 @@ describe('per-token fairness with keep-alive', () => {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       const statuses: number[] = [];
       for (let i = 0; i < 20; i++) {
-        statuses.push((await request(t.url, '/graphql', { method: 'POST', agent, token, body: { query: '{ __typename }' } })).status);
+        statuses.push(
+          (await request(t.url, '/graphql', { method: 'POST', agent, token, body: { query: '{ __typename }' } }))
+            .status,
+        );
       }
       agent.destroy();
       expect(statuses).toEqual(Array(20).fill(200));
@@ -168,7 +179,11 @@ describe.skipIf(!onPostgres)('execution deadline (PostgreSQL)', () => {
       env: { GRAPHQL_EXECUTION_TIMEOUT_MS: '300' },
       database: await createTestDatabase({ statementTimeoutMs: 20_000 }),
     });
-    await seedCatalog(t.app.database.db, { products: 10, seed: 3, shape: { steps: 1, components: 1, customisations: 1 } });
+    await seedCatalog(t.app.database.db, {
+      products: 10,
+      seed: 3,
+      shape: { steps: 1, components: 1, customisations: 1 },
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -184,7 +199,12 @@ describe.skipIf(!onPostgres)('execution deadline (PostgreSQL)', () => {
       const tookMs = Date.now() - started;
       expect(res.status).toBe(504);
       expect(res.body).toEqual({
-        errors: [{ message: 'The operation took longer than 300 ms and was aborted.', extensions: { code: 'EXECUTION_TIMEOUT' } }],
+        errors: [
+          {
+            message: 'The operation took longer than 300 ms and was aborted.',
+            extensions: { code: 'EXECUTION_TIMEOUT' },
+          },
+        ],
       });
       expect(tookMs).toBeGreaterThanOrEqual(300);
       // The blocked statement was cancelled, though its statement timeout (20 s) is far off.

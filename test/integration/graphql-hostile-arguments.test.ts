@@ -12,7 +12,11 @@ let endCursor: string;
 beforeAll(async () => {
   t = await startTestApp();
   token = await tokenFor(t);
-  await seedCatalog(t.app.database.db, { products: 5, seed: 11, shape: { steps: 1, components: 1, customisations: 1 } });
+  await seedCatalog(t.app.database.db, {
+    products: 5,
+    seed: 11,
+    shape: { steps: 1, components: 1, customisations: 1 },
+  });
   const page = await postGraphQL(t, token, { query: '{ products(first: 2) { paginatorInfo { endCursor } } }' });
   endCursor = page.body.data.products.paginatorInfo.endCursor;
   before = await countRows(t);
@@ -36,7 +40,10 @@ const HOSTILE_IDS: Array<[string, string]> = [
 describe('product(id:) with hostile ids', () => {
   it.each(HOSTILE_IDS)('%s, as a variable, is null without touching the database', async (_name, id) => {
     t.database.queries.reset();
-    const res = await postGraphQL(t, token, { query: 'query ($id: ID!) { product(id: $id) { id name } }', variables: { id } });
+    const res = await postGraphQL(t, token, {
+      query: 'query ($id: ID!) { product(id: $id) { id name } }',
+      variables: { id },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ data: { product: null } });
     expectOnlyTokenLookup(t);
@@ -65,7 +72,10 @@ describe('products(first:) out of range or of the wrong type', () => {
     [500, 'Maximum number of 100 requested items exceeded, got 500. Fetch smaller chunks.'],
     [2 ** 31 - 1, 'Maximum number of 100 requested items exceeded, got 2147483647. Fetch smaller chunks.'],
   ])('first: %s is BAD_USER_INPUT with SPEC’s message, before any SQL', async (first, message) => {
-    for (const payload of [{ query, variables: { first } }, { query: `{ products(first: ${first}) { data { id } } }` }]) {
+    for (const payload of [
+      { query, variables: { first } },
+      { query: `{ products(first: ${first}) { data { id } } }` },
+    ]) {
       t.database.queries.reset();
       const res = await postGraphQL(t, token, payload);
       expect(res.status).toBe(200);
@@ -101,7 +111,9 @@ describe('products(first:) out of range or of the wrong type', () => {
     t.database.queries.reset();
     const res = await postGraphQL(t, token, { query: `{ products(first: ${literal}) { data { id } } }` });
     expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual([expect.objectContaining({ message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })]);
+    expect(res.body.errors).toEqual([
+      expect.objectContaining({ message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }),
+    ]);
     expectOnlyTokenLookup(t);
   });
 });
@@ -114,7 +126,10 @@ describe('products(after:) with cursors we did not issue', () => {
   };
 
   it('a real cursor works (the control)', async () => {
-    const res = await postGraphQL(t, token, { query: 'query ($after: String) { products(first: 2, after: $after) { data { id } } }', variables: { after: endCursor } });
+    const res = await postGraphQL(t, token, {
+      query: 'query ($after: String) { products(first: 2, after: $after) { data { id } } }',
+      variables: { after: endCursor },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.products.data).toHaveLength(2);
   });
@@ -153,19 +168,34 @@ describe('text that cannot round-trip (issue 20): refused before any resolver, w
   const message = (attribute: string) =>
     `The ${attribute} field must not contain NUL bytes, unpaired surrogates or Unicode non-characters.`;
   it.each([
-    ['a NUL in an id variable', 'query ($id: ID!) { product(id: $id) { id } }', { id: '1\u0000' }, 'product', { id: [message('id')] }],
+    [
+      'a NUL in an id variable',
+      'query ($id: ID!) { product(id: $id) { id } }',
+      { id: '1\u0000' },
+      'product',
+      { id: [message('id')] },
+    ],
     ['a NUL in an id literal', '{ product(id: "1\\u0000") { id } }', {}, 'product', { id: [message('id')] }],
-    ['a lone surrogate in a cursor', 'query ($after: String) { products(first: 2, after: $after) { data { id } } }', { after: 'x\ud800' }, 'products', { after: [message('after')] }],
-  ])('%s is BAD_USER_INPUT with the argument named, before any SQL', async (_name, query, variables, field, validation) => {
-    t.database.queries.reset();
-    const res = await postGraphQL(t, token, { query, variables });
-    expect(res.body.data).toBeNull();
-    expect(res.body.errors).toHaveLength(1);
-    expect(res.body.errors[0]).toMatchObject({
-      message: `Validation failed for the field [${field}].`,
-      path: [field],
-      extensions: { code: 'BAD_USER_INPUT', validation },
-    });
-    expectOnlyTokenLookup(t);
-  });
+    [
+      'a lone surrogate in a cursor',
+      'query ($after: String) { products(first: 2, after: $after) { data { id } } }',
+      { after: 'x\ud800' },
+      'products',
+      { after: [message('after')] },
+    ],
+  ])(
+    '%s is BAD_USER_INPUT with the argument named, before any SQL',
+    async (_name, query, variables, field, validation) => {
+      t.database.queries.reset();
+      const res = await postGraphQL(t, token, { query, variables });
+      expect(res.body.data).toBeNull();
+      expect(res.body.errors).toHaveLength(1);
+      expect(res.body.errors[0]).toMatchObject({
+        message: `Validation failed for the field [${field}].`,
+        path: [field],
+        extensions: { code: 'BAD_USER_INPUT', validation },
+      });
+      expectOnlyTokenLookup(t);
+    },
+  );
 });

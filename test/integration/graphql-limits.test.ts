@@ -3,7 +3,14 @@ import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedCatalog } from '../../db/seeds/catalog.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
-import { expectOnlyTokenLookup, FULL_PAGE_INFO, FULL_PRODUCT, postGraphQL, rawGraphQL, tokenFor } from '../support/edge.ts';
+import {
+  expectOnlyTokenLookup,
+  FULL_PAGE_INFO,
+  FULL_PRODUCT,
+  postGraphQL,
+  rawGraphQL,
+  tokenFor,
+} from '../support/edge.ts';
 
 let t: TestApp;
 let token: string;
@@ -11,7 +18,11 @@ let productId: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  await seedCatalog(t.app.database.db, { products: 120, seed: 4, shape: { steps: 2, components: 2, customisations: 2 } });
+  await seedCatalog(t.app.database.db, {
+    products: 120,
+    seed: 4,
+    shape: { steps: 2, components: 2, customisations: 2 },
+  });
   token = await tokenFor(t);
   const first = await postGraphQL(t, token, { query: '{ products(first: 1) { data { id } } }' });
   productId = first.body.data.products.data[0].id;
@@ -19,7 +30,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const DEEPEST_PAGE = `{ products { data { steps { components { customisations { id } } } } } }`;
-const deepestProduct = (id: string) => `{ product(id: "${id}") { steps { components { customisations { id name type price } } } } }`;
+const deepestProduct = (id: string) =>
+  `{ product(id: "${id}") { steps { components { customisations { id name type price } } } } }`;
 
 /** Sends a query that must be refused by a limit, and checks the refusal. */
 async function expectRefused(app: TestApp, appToken: string, query: string, message: RegExp) {
@@ -47,8 +59,20 @@ describe('depth limit', () => {
     expect(one.body.errors).toBeUndefined();
     expect(one.body.data.product.steps).toHaveLength(2);
 
-    for (const options of [{}, { descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true }]) {
-      const introspection = await postGraphQL(t, token, { query: getIntrospectionQuery(options), operationName: 'IntrospectionQuery' });
+    for (const options of [
+      {},
+      {
+        descriptions: true,
+        specifiedByUrl: true,
+        directiveIsRepeatable: true,
+        schemaDescription: true,
+        inputValueDeprecation: true,
+      },
+    ]) {
+      const introspection = await postGraphQL(t, token, {
+        query: getIntrospectionQuery(options),
+        operationName: 'IntrospectionQuery',
+      });
       expect(introspection.status).toBe(200);
       expect(introspection.body.errors).toBeUndefined();
       expect(introspection.body.data.__schema.queryType.name).toBe('Query');
@@ -72,7 +96,9 @@ describe('depth limit', () => {
       const lowToken = await tokenFor(low);
       // products > data > steps > components > customisations > id: depth 5 counted from 0.
       await expectRefused(low, lowToken, DEEPEST_PAGE, /^Query depth limit of 4 exceeded\.$/);
-      const shallower = await postGraphQL(low, lowToken, { query: `{ products { data { steps { components { id } } } } }` });
+      const shallower = await postGraphQL(low, lowToken, {
+        query: `{ products { data { steps { components { id } } } } }`,
+      });
       expect(shallower.status).toBe(200);
       expect(shallower.body.errors).toBeUndefined();
       // Fragments do not hide depth.
@@ -126,7 +152,8 @@ describe('token limit', () => {
 
 describe('alias limit', () => {
   it('admits 15 aliases and refuses 16', async () => {
-    const aliased = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `p${i}: product(id: "${productId}") { id }`).join(' ')} }`;
+    const aliased = (n: number) =>
+      `{ ${Array.from({ length: n }, (_, i) => `p${i}: product(id: "${productId}") { id }`).join(' ')} }`;
     const ok = await postGraphQL(t, token, { query: aliased(15) });
     expect(ok.status).toBe(200);
     expect(ok.body.data.p14.id).toBe(productId);
@@ -137,14 +164,17 @@ describe('alias limit', () => {
 describe('directive limit', () => {
   it('admits 50 directives and refuses 51', async () => {
     const directed = (n: number) => `{ __typename ${'@include(if: true) '.repeat(n)}}`;
-    const ok = await postGraphQL(t, token, { query: `{ ${Array.from({ length: 50 }, () => '__typename @skip(if: false)').join(' ')} }` });
+    const ok = await postGraphQL(t, token, {
+      query: `{ ${Array.from({ length: 50 }, () => '__typename @skip(if: false)').join(' ')} }`,
+    });
     expect(ok.status).toBe(200);
     await expectRefused(t, token, directed(51), /^Directives limit of 50 exceeded, found 51\.$/);
   });
 });
 
 describe('cost limit', () => {
-  const fullPage = (alias: string, after = '') => `${alias}: products(first: 100${after}) { data { ${FULL_PRODUCT} } ${FULL_PAGE_INFO} }`;
+  const fullPage = (alias: string, after = '') =>
+    `${alias}: products(first: 100${after}) { data { ${FULL_PRODUCT} } ${FULL_PAGE_INFO} }`;
 
   it('admits one full-depth page of 100', async () => {
     const res = await postGraphQL(t, token, { query: `{ ${fullPage('page')} }` });
@@ -154,7 +184,12 @@ describe('cost limit', () => {
   });
 
   it('refuses two aliased full-depth pages, and prices a page size in a variable at the value sent', async () => {
-    await expectRefused(t, token, `{ ${fullPage('a')} ${fullPage('b')} }`, /^Query cost limit of 5000 exceeded, found 5202\.$/);
+    await expectRefused(
+      t,
+      token,
+      `{ ${fullPage('a')} ${fullPage('b')} }`,
+      /^Query cost limit of 5000 exceeded, found 5202\.$/,
+    );
     const twoPages = `query ($n: Int!) { a: products(first: $n) { data { ${FULL_PRODUCT} } ${FULL_PAGE_INFO} } b: products(first: $n) { data { ${FULL_PRODUCT} } ${FULL_PAGE_INFO} } }`;
     t.database.queries.reset();
     const big = await postGraphQL(t, token, { query: twoPages, variables: { n: 100 } });
@@ -225,7 +260,11 @@ describe('batching and body size', () => {
     });
     const res = await fetch(`${t.url}/graphql`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json',
+      },
       body,
       duplex: 'half',
     } as RequestInit);

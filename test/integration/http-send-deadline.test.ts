@@ -13,7 +13,11 @@ const NAME_BYTES = 1024 * 1024;
 /** About 12 MB of JSON: far more than the kernel buffers of a loopback connection take (4 MB sending, 128 KB receiving). */
 const BIG = `{ products(first: ${PRODUCTS}) { data { name } } }`;
 // Long enough that only the send bounds can be what closes a connection.
-const PATIENT = { HTTP_KEEP_ALIVE_TIMEOUT_MS: '600000', HTTP_REQUEST_TIMEOUT_MS: '600000', RESPONSE_CACHE_MAX_ENTRIES: '0' };
+const PATIENT = {
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: '600000',
+  HTTP_REQUEST_TIMEOUT_MS: '600000',
+  RESPONSE_CACHE_MAX_ENTRIES: '0',
+};
 
 const apps: TestApp[] = [];
 const sockets: net.Socket[] = [];
@@ -66,7 +70,9 @@ function neverRead(t: TestApp, token: string, query: string) {
 
 type LogLine = { msg: string; reason?: string; sendingMs?: number };
 const cutLines = (t: TestApp, reason: string) =>
-  t.logs.lines.map((l) => JSON.parse(l) as LogLine).filter((l) => l.msg === 'slow client cut off' && l.reason === reason);
+  t.logs.lines
+    .map((l) => JSON.parse(l) as LogLine)
+    .filter((l) => l.msg === 'slow client cut off' && l.reason === reason);
 
 describe('responses to clients that never read', () => {
   it('are cut at RESPONSE_SEND_TIMEOUT_MS, while other clients are served', async () => {
@@ -78,7 +84,11 @@ describe('responses to clients that never read', () => {
     const stalled = Array.from({ length: 3 }, () => neverRead(t, token, BIG));
     // Meanwhile an ordinary client is answered, and so is a REST route.
     const other = await tokenFor(t);
-    const served = await request(t.url, '/graphql', { method: 'POST', token: other, body: { query: '{ __typename }' } });
+    const served = await request(t.url, '/graphql', {
+      method: 'POST',
+      token: other,
+      body: { query: '{ __typename }' },
+    });
     expect(served.status).toBe(200);
     expect((await request(t.url, '/health')).status).toBe(200);
     // The server lets go of them, though they keep their end open (keep-alive and request timeouts: 10 min).

@@ -101,7 +101,9 @@ describe('timeout settings', () => {
     expect(config.http.headersTimeoutMs).toBe(10_000);
     expect(config.http.requestTimeoutMs).toBe(30_000);
     expect(config.http.keepAliveTimeoutMs).toBe(5_000);
-    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '60000', HTTP_REQUEST_TIMEOUT_MS: '30000' })).toThrow(ConfigError);
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '60000', HTTP_REQUEST_TIMEOUT_MS: '30000' })).toThrow(
+      ConfigError,
+    );
     expect(() => loadConfig({ HTTP_KEEP_ALIVE_TIMEOUT_MS: 'soon' })).toThrow(/HTTP_KEEP_ALIVE_TIMEOUT_MS/);
   });
 });

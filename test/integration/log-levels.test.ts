@@ -25,16 +25,28 @@ const doc = (text: string) => `# ${MARK}\n${text}`;
 
 describe('log levels', () => {
   it('client mistakes (validation, conflict, not found, forbidden, unauthenticated, throttled) log below error, without the query text', async () => {
-    const { createProduct: p } = await mutate(t, admin, `mutation { createProduct(input: { name: "Levels", sku: "LOG-1" }) { id updatedAt } }`);
+    const { createProduct: p } = await mutate(
+      t,
+      admin,
+      `mutation { createProduct(input: { name: "Levels", sku: "LOG-1" }) { id updatedAt } }`,
+    );
     const mark = t.logs.lines.length;
     const answers = [
-      await t.graphql(doc(`mutation { updateProduct(id: "${p.id}", input: { name: "x", expectedUpdatedAt: "2000-01-01T00:00:00Z" }) { id } }`), { token: admin }),
+      await t.graphql(
+        doc(
+          `mutation { updateProduct(id: "${p.id}", input: { name: "x", expectedUpdatedAt: "2000-01-01T00:00:00Z" }) { id } }`,
+        ),
+        { token: admin },
+      ),
       await t.graphql(doc(`mutation { updateProduct(id: "99999999", input: { name: "x" }) { id } }`), { token: admin }),
       await t.graphql(doc(`mutation { updateProduct(id: "${p.id}", input: { name: "" }) { id } }`), { token: admin }),
       await t.graphql(doc(`mutation { createProduct(input: { name: "x", sku: "LOG-1" }) { id } }`), { token: admin }),
       await t.graphql(doc(`mutation { updateProduct(id: "${p.id}", input: { name: "x" }) { id } }`), { token: user }),
       await t.graphql(doc(`query { products { data { nope } } }`), { token: admin }),
-      await t.graphql(doc(`query ($n: Int!) { products(first: $n) { data { id } } }`), { token: admin, variables: { n: 'many' } }),
+      await t.graphql(doc(`query ($n: Int!) { products(first: $n) { data { id } } }`), {
+        token: admin,
+        variables: { n: 'many' },
+      }),
       await t.graphql(doc(`query { products(first: 100000) { data { id } } }`), { token: admin }),
       await t.graphql(doc(`query { products { data { id } } }`), { token: 'nope' }),
     ];
@@ -50,7 +62,8 @@ describe('log levels', () => {
       'UNAUTHENTICATED',
     ]);
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await loginFrom(t.url, '127.0.0.9', 'nobody@example.com', `wrong-${MARK}`)).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await loginFrom(t.url, '127.0.0.9', 'nobody@example.com', `wrong-${MARK}`)).status);
     expect(statuses).toContain(429);
 
     const lines = linesSince(mark);

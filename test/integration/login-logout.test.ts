@@ -29,7 +29,13 @@ describe('POST /api/v1/login', () => {
       success: true,
       data: {
         token: expect.any(String),
-        user: { id: Number(user.id), name: 'Ada Lovelace', email: 'ada@example.com', is_admin: false, created_at: expect.any(String) },
+        user: {
+          id: Number(user.id),
+          name: 'Ada Lovelace',
+          email: 'ada@example.com',
+          is_admin: false,
+          created_at: expect.any(String),
+        },
       },
     });
     const [id, secret] = body.data.token.split('|');
@@ -108,7 +114,7 @@ describe('POST /api/v1/login', () => {
     expect((await res.json()).success).toBe(false);
   });
 
-  it('refuses a form-encoded body with 415: a hostile page could post one from a victim\'s browser', async () => {
+  it("refuses a form-encoded body with 415: a hostile page could post one from a victim's browser", async () => {
     const res = await fetch(`${t.url}/api/v1/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

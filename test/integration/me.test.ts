@@ -44,7 +44,9 @@ describe('me', () => {
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.me.token).toEqual({ id: bare.split('|')[0], name: 'bare', abilities: [], expiresAt });
     // The same token cannot read the catalogue: `me` is the exception, not a hole.
-    expect((await t.graphql('{ products { data { id } } }', { token: bare })).body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect((await t.graphql('{ products { data { id } } }', { token: bare })).body.errors[0].extensions.code).toBe(
+      'FORBIDDEN',
+    );
     expect((await t.graphql(ME)).status).toBe(401);
     expect((await t.graphql(ME, { token: `${login}x` })).status).toBe(401);
   });
@@ -74,7 +76,9 @@ describe('GET /', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     const body = JSON.parse(res.text);
-    expect(Object.fromEntries(Object.entries(body.links as Record<string, { href: string }>).map(([k, v]) => [k, v.href]))).toEqual({
+    expect(
+      Object.fromEntries(Object.entries(body.links as Record<string, { href: string }>).map(([k, v]) => [k, v.href])),
+    ).toEqual({
       graphql: '/graphql',
       login: '/api/v1/login',
       logout: '/api/v1/logout',

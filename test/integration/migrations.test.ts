@@ -84,23 +84,35 @@ describe('migrations', () => {
 
   it('enforce the data rules of the model', async () => {
     const db = handle.db;
-    const product = await db.insertInto('products').values({ name: 'P', sku: 'RULES-1' }).returning('id').executeTakeFirstOrThrow();
+    const product = await db
+      .insertInto('products')
+      .values({ name: 'P', sku: 'RULES-1' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     await expect(db.insertInto('products').values({ name: 'Q', sku: 'RULES-1' }).execute()).rejects.toThrow();
     const step = await db
       .insertInto('steps')
       .values({ product_id: product.id, name: 'S', order: 1 })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await expect(db.insertInto('steps').values({ product_id: product.id, name: 'T', order: 1 }).execute()).rejects.toThrow();
+    await expect(
+      db.insertInto('steps').values({ product_id: product.id, name: 'T', order: 1 }).execute(),
+    ).rejects.toThrow();
     const component = await db
       .insertInto('components')
       .values({ step_id: step.id, name: 'C', position: 1 })
       .returning('id')
       .executeTakeFirstOrThrow();
     await expect(
-      db.insertInto('customisations').values({ component_id: component.id, name: 'X', type: 'text', price: '-0.01' }).execute(),
+      db
+        .insertInto('customisations')
+        .values({ component_id: component.id, name: 'X', type: 'text', price: '-0.01' })
+        .execute(),
     ).rejects.toThrow();
-    await db.insertInto('customisations').values({ component_id: component.id, name: 'X', type: 'text', price: '0.29' }).execute();
+    await db
+      .insertInto('customisations')
+      .values({ component_id: component.id, name: 'X', type: 'text', price: '0.29' })
+      .execute();
     await expect(
       db.insertInto('users').values({ name: 'U', email: 'Upper@Example.com', password_hash: 'x' }).execute(),
     ).rejects.toThrow();
@@ -108,7 +120,10 @@ describe('migrations', () => {
     // Deleting a product takes its whole tree with it.
     await db.deleteFrom('products').where('id', '=', product.id).execute();
     for (const table of ['steps', 'components', 'customisations'] as const) {
-      const { n } = await db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+      const { n } = await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow();
       expect(Number(n), table).toBe(0);
     }
   });
@@ -119,13 +134,17 @@ describe('migrations', () => {
       sql`INSERT INTO products (name, sku) VALUES ('P', 'CONF-1') RETURNING id, base_price, currency, updated_at`,
     );
     expect([p.base_price, p.currency]).toEqual(['0.00', 'EUR']);
-    const s = await one<{ id: string; required: boolean }>(sql`INSERT INTO steps (product_id, name, "order") VALUES (${p.id}, 'S', 1) RETURNING id, required`);
+    const s = await one<{ id: string; required: boolean }>(
+      sql`INSERT INTO steps (product_id, name, "order") VALUES (${p.id}, 'S', 1) RETURNING id, required`,
+    );
     expect(s.required).toBe(false);
     const c = await one<{ id: string; min_selections: number; max_selections: number | null }>(
       sql`INSERT INTO components (step_id, name, position) VALUES (${s.id}, 'C', 1) RETURNING id, min_selections, max_selections`,
     );
     expect([c.min_selections, c.max_selections]).toEqual([0, 1]);
-    await expect(sql`UPDATE components SET min_selections = 2, max_selections = 1 WHERE id = ${c.id}`.execute(db)).rejects.toThrow();
+    await expect(
+      sql`UPDATE components SET min_selections = 2, max_selections = 1 WHERE id = ${c.id}`.execute(db),
+    ).rejects.toThrow();
     await sql`UPDATE components SET min_selections = 2, max_selections = NULL WHERE id = ${c.id}`.execute(db);
     await expect(sql`UPDATE products SET base_price = -1 WHERE id = ${p.id}`.execute(db)).rejects.toThrow();
     const [a, b] = (
@@ -134,11 +153,16 @@ describe('migrations', () => {
         RETURNING id, price_mode`.execute(db)
     ).rows;
     expect(a!.price_mode).toBe('ADD');
-    await expect(sql`UPDATE customisations SET price_mode = 'MULTIPLY' WHERE id = ${a!.id}`.execute(db)).rejects.toThrow();
+    await expect(
+      sql`UPDATE customisations SET price_mode = 'MULTIPLY' WHERE id = ${a!.id}`.execute(db),
+    ).rejects.toThrow();
 
-    const before = (await one<{ updated_at: Date }>(sql`SELECT updated_at FROM products WHERE id = ${p.id}`)).updated_at;
+    const before = (await one<{ updated_at: Date }>(sql`SELECT updated_at FROM products WHERE id = ${p.id}`))
+      .updated_at;
     const rule = (kind: string, x: string, y: string) =>
-      sql`INSERT INTO configuration_rules (product_id, kind, customisation_id, other_customisation_id) VALUES (${p.id}, ${kind}, ${x}, ${y})`.execute(db);
+      sql`INSERT INTO configuration_rules (product_id, kind, customisation_id, other_customisation_id) VALUES (${p.id}, ${kind}, ${x}, ${y})`.execute(
+        db,
+      );
     await rule('EXCLUDES', a!.id, b!.id);
     await expect(rule('EXCLUDES', b!.id, a!.id)).rejects.toThrow();
     await rule('REQUIRES', a!.id, b!.id);

@@ -31,7 +31,7 @@ describe('request ids', () => {
     expect(res.headers.get('x-request-id')).toMatch(UUID);
   });
 
-  it("keep a sane id from the client and replace one that is not", async () => {
+  it('keep a sane id from the client and replace one that is not', async () => {
     const sane = await fetch(`${t.url}/health`, { headers: { 'x-request-id': 'lb-7f3a.42:abc_DEF' } });
     expect(sane.headers.get('x-request-id')).toBe('lb-7f3a.42:abc_DEF');
     for (const bad of ['has spaces in it', 'x'.repeat(129), 'quote"d', '']) {
@@ -65,7 +65,11 @@ describe('logs', () => {
       body: JSON.stringify({ query: 'query FirstProducts { products(first: 1) { data { id } } }' }),
     });
     expect(named.status).toBe(200);
-    expect(await waitForAccessLine('gql-named')).toMatchObject({ path: '/graphql', status: 200, operationName: 'FirstProducts' });
+    expect(await waitForAccessLine('gql-named')).toMatchObject({
+      path: '/graphql',
+      status: 200,
+      operationName: 'FirstProducts',
+    });
 
     const chosen = await fetch(`${t.url}/graphql`, {
       method: 'POST',
@@ -79,7 +83,7 @@ describe('logs', () => {
     expect(await waitForAccessLine('gql-chosen')).toMatchObject({ operationName: 'B' });
   });
 
-  it("every line a request causes carries its id, auth events included", async () => {
+  it('every line a request causes carries its id, auth events included', async () => {
     const res = await fetch(`${t.url}/api/v1/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-request-id': 'login-events' },
@@ -96,7 +100,10 @@ describe('logs', () => {
     const fresh = await t.login(user.email, user.password);
     await t.graphql('{ products(first: 1) { data { id } } }', { token: fresh });
     await fetch(`${t.url}/api/v1/logout`, { method: 'POST', headers: { authorization: `Bearer ${fresh}` } });
-    await fetch(`${t.url}/graphql`, { method: 'POST', headers: { authorization: 'Bearer 1|not-a-real-token-but-secret' } });
+    await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer 1|not-a-real-token-but-secret' },
+    });
     const text = t.logs.text;
     expect(text).not.toContain(fresh.split('|')[1]!);
     expect(text).not.toContain(token.split('|')[1]!);
@@ -130,8 +137,12 @@ describe('GET /metrics', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/plain');
     const text = await res.text();
-    expect(text).toMatch(/^http_requests_total\{method="POST",route="\/graphql",operation="MetricsProbe",status="200"\} 1$/m);
-    expect(text).toMatch(/^http_request_duration_seconds_bucket\{le="\+Inf",method="POST",route="\/graphql",operation="MetricsProbe"\} 1$/m);
+    expect(text).toMatch(
+      /^http_requests_total\{method="POST",route="\/graphql",operation="MetricsProbe",status="200"\} 1$/m,
+    );
+    expect(text).toMatch(
+      /^http_request_duration_seconds_bucket\{le="\+Inf",method="POST",route="\/graphql",operation="MetricsProbe"\} 1$/m,
+    );
     expect(text).toMatch(/^http_requests_total\{method="GET",route="\/health",operation="",status="200"\} \d+$/m);
     expect(text).toMatch(/^db_statement_duration_seconds_count\{statement="select",outcome="ok"\} [1-9]\d*$/m);
     expect(text).toMatch(/^auth_logins_total\{outcome="ok"\} [1-9]\d*$/m);
@@ -154,7 +165,11 @@ describe('GET /metrics', () => {
       const madeUp = async (i: number) => {
         const res = await fetch(`${other.url}/graphql`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${own}` },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/graphql-response+json',
+            authorization: `Bearer ${own}`,
+          },
           body: JSON.stringify({ query: `query MadeUp${i} { noSuchField }`, operationName: `MadeUp${i}` }),
         });
         return res.status;
@@ -165,8 +180,12 @@ describe('GET /metrics', () => {
       expect((await other.graphql('query RealAfterFlood { __typename }', { token: own })).status).toBe(200);
       const res = await fetch(`${other.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
       const text = await res.text();
-      expect(text).toMatch(/^http_requests_total\{method="POST",route="\/graphql",operation="RealAfterFlood",status="200"\} 1$/m);
-      expect(text).toMatch(/^http_requests_total\{method="POST",route="\/graphql",operation="\(not run\)",status="400"\} 200$/m);
+      expect(text).toMatch(
+        /^http_requests_total\{method="POST",route="\/graphql",operation="RealAfterFlood",status="200"\} 1$/m,
+      );
+      expect(text).toMatch(
+        /^http_requests_total\{method="POST",route="\/graphql",operation="\(not run\)",status="400"\} 200$/m,
+      );
       expect(text).not.toContain('MadeUp');
     } finally {
       await other.close();

@@ -21,7 +21,10 @@ const resolve = (node: Json): { node: Json; at: string | null } => {
   const ref = node['$ref'] as string | undefined;
   if (!ref) return { node, at: null };
   const parts = ref.replace(/^#\//, '').split('/');
-  return { node: parts.reduce((n: Json, p) => n[p.replaceAll('~1', '/').replaceAll('~0', '~')], doc), at: ref.slice(1) };
+  return {
+    node: parts.reduce((n: Json, p) => n[p.replaceAll('~1', '/').replaceAll('~0', '~')], doc),
+    at: ref.slice(1),
+  };
 };
 
 // Statuses a test cannot bring about here, and why.
@@ -42,7 +45,11 @@ async function call(
   const headers: Record<string, string> = {};
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   if (init.body !== undefined) headers['content-type'] = init.type ?? 'application/json';
-  const res = await fetch(`${t.url}${init.path ?? template}`, { method: method.toUpperCase(), headers, body: init.body });
+  const res = await fetch(`${t.url}${init.path ?? template}`, {
+    method: method.toUpperCase(),
+    headers,
+    body: init.body,
+  });
   const text = await res.text();
   const operation = doc.paths[template]?.[method];
   expect(operation, `${method} ${template} is documented`).toBeDefined();
@@ -89,15 +96,24 @@ describe('docs/openapi.json describes the REST routes as they answer', () => {
   });
 
   it('login: 200, 400, 401, 413, 415, 422, 429', async () => {
-    expect((await call('post', LOGIN, { body: json({ email: user.email, password: user.password }) })).status).toBe(200);
+    expect((await call('post', LOGIN, { body: json({ email: user.email, password: user.password }) })).status).toBe(
+      200,
+    );
     expect((await call('post', LOGIN, { body: '{"email": ' })).status).toBe(400);
-    expect((await call('post', LOGIN, { body: json({ email: user.email, password: 'wrong password' }) })).status).toBe(401);
-    expect((await call('post', LOGIN, { body: json({ email: user.email, password: 'x'.repeat(20_000) }) })).status).toBe(413);
-    expect((await call('post', LOGIN, { body: 'email=a', type: 'application/x-www-form-urlencoded' })).status).toBe(415);
+    expect((await call('post', LOGIN, { body: json({ email: user.email, password: 'wrong password' }) })).status).toBe(
+      401,
+    );
+    expect(
+      (await call('post', LOGIN, { body: json({ email: user.email, password: 'x'.repeat(20_000) }) })).status,
+    ).toBe(413);
+    expect((await call('post', LOGIN, { body: 'email=a', type: 'application/x-www-form-urlencoded' })).status).toBe(
+      415,
+    );
     expect((await call('post', LOGIN, { body: json({ email: 'not an email' }) })).status).toBe(422);
     let status = 0;
     for (let i = 0; i < 4 && status !== 429; i++) {
-      status = (await call('post', LOGIN, { body: json({ email: 'throttled@example.com', password: `wrong ${i}` }) })).status;
+      status = (await call('post', LOGIN, { body: json({ email: 'throttled@example.com', password: `wrong ${i}` }) }))
+        .status;
     }
     expect(status).toBe(429);
   });
@@ -105,11 +121,16 @@ describe('docs/openapi.json describes the REST routes as they answer', () => {
   it('tokens: list 200, create 201, revoke 200; 400, 403, 404, 413, 415, 422', async () => {
     const list = await call('get', TOKENS, { token });
     expect(list.body.data.some((tk: Json) => tk.current)).toBe(true);
-    const created = await call('post', TOKENS, { token, body: json({ name: 'reader', abilities: ['catalog:read'], expires_at: '2999-01-01T00:00:00Z' }) });
+    const created = await call('post', TOKENS, {
+      token,
+      body: json({ name: 'reader', abilities: ['catalog:read'], expires_at: '2999-01-01T00:00:00Z' }),
+    });
     expect(created.status).toBe(201);
     const reader = created.body.data.token as string;
     // A token may not hand out more than it holds.
-    expect((await call('post', TOKENS, { token: reader, body: json({ name: 'more', abilities: ['*'] }) })).status).toBe(403);
+    expect((await call('post', TOKENS, { token: reader, body: json({ name: 'more', abilities: ['*'] }) })).status).toBe(
+      403,
+    );
     expect((await call('post', TOKENS, { token, body: json({ abilities: 'all' }) })).status).toBe(422);
     expect((await call('post', TOKENS, { token, body: '[1]' })).status).toBe(400);
     expect((await call('post', TOKENS, { token, body: 'name=x', type: 'text/plain' })).status).toBe(415);

@@ -19,7 +19,8 @@ const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const METRICS_TOKEN = 'instances-metrics-token-0123456789';
 const HEARTBEAT_MS = 200;
-const PRODUCT = 'query Product($id: ID!) { product(id: $id) { id name steps { components { customisations { price } } } } }';
+const PRODUCT =
+  'query Product($id: ID!) { product(id: $id) { id name steps { components { customisations { price } } } } }';
 
 const describePg = process.env.DATABASE_URL ? describe : describe.skip;
 
@@ -44,9 +45,12 @@ describePg('the response and token caches on two instances (PostgreSQL notificat
     });
     return { status: res.status, body: await res.json() };
   };
-  const nameOn = async (instance: ServerProcess) => (await ask(instance)).body.data?.product?.name as string | undefined;
+  const nameOn = async (instance: ServerProcess) =>
+    (await ask(instance)).body.data?.product?.name as string | undefined;
   const hits = async (instance: ServerProcess) => {
-    const text = await (await fetch(`${instance.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    const text = await (
+      await fetch(`${instance.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text();
     return Number(/^graphql_response_cache_hits_total (\S+)$/m.exec(text)?.[1] ?? NaN);
   };
   const psql = (statement: string) => run('psql', [database.url!, '-v', 'ON_ERROR_STOP=1', '-qc', statement]);
@@ -94,7 +98,8 @@ describePg('the response and token caches on two instances (PostgreSQL notificat
     const user = await helper.createUser();
     admin = await helper.login(adminUser.email, adminUser.password);
     reader = await helper.login(user.email, user.password);
-    const first = (await helper.graphql('{ products(first: 1) { data { id sku } } }', { token: reader })).body.data.products.data[0];
+    const first = (await helper.graphql('{ products(first: 1) { data { id sku } } }', { token: reader })).body.data
+      .products.data[0];
     productId = first.id;
     sku = first.sku;
     const target = new URL(database.url!);
@@ -105,7 +110,8 @@ describePg('the response and token caches on two instances (PostgreSQL notificat
       startServerProcess({ ...env, DATABASE_LISTEN_URL: proxy.proxiedUrl(database.url!) }),
     ]);
     await Promise.all([a, b].map((s) => s.waitForLog((l) => l.msg === 'change notifications listening')));
-    for (const instance of [a, b]) while ((await fetch(`${instance.url}/ready`)).status !== 200) await new Promise((r) => setTimeout(r, 50));
+    for (const instance of [a, b])
+      while ((await fetch(`${instance.url}/ready`)).status !== 200) await new Promise((r) => setTimeout(r, 50));
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pcs-instances-'));
   }, 60_000);
 
@@ -132,7 +138,10 @@ describePg('the response and token caches on two instances (PostgreSQL notificat
         const res = await fetch(`${a.url}/graphql`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
-          body: JSON.stringify({ query: 'mutation ($id: ID!, $n: String!) { updateProduct(id: $id, input: { name: $n }) { id } }', variables: { id: productId, n: name } }),
+          body: JSON.stringify({
+            query: 'mutation ($id: ID!, $n: String!) { updateProduct(id: $id, input: { name: $n }) { id } }',
+            variables: { id: productId, n: name },
+          }),
         });
         expect(res.status).toBe(200);
       });
@@ -147,11 +156,17 @@ describePg('the response and token caches on two instances (PostgreSQL notificat
       await expectBothWithinASecond('psql', name, since);
     }
     const since = await warmThenWrite(() =>
-      psql(`UPDATE customisations SET price = 77.7 WHERE component_id IN (SELECT c.id FROM components c JOIN steps s ON s.id = c.step_id WHERE s.product_id = ${productId})`),
+      psql(
+        `UPDATE customisations SET price = 77.7 WHERE component_id IN (SELECT c.id FROM components c JOIN steps s ON s.id = c.step_id WHERE s.product_id = ${productId})`,
+      ),
     );
     const prices = async (instance: ServerProcess) => {
       const { body } = await ask(instance);
-      return new Set(body.data.product.steps.flatMap((s: any) => s.components.flatMap((c: any) => c.customisations.map((x: any) => x.price))));
+      return new Set(
+        body.data.product.steps.flatMap((s: any) =>
+          s.components.flatMap((c: any) => c.customisations.map((x: any) => x.price)),
+        ),
+      );
     };
     for (const instance of [a, b]) {
       let seen = await prices(instance);
@@ -163,13 +178,18 @@ describePg('the response and token caches on two instances (PostgreSQL notificat
   it('catalog:import reaches both caches within a second', async () => {
     const env = { ...process.env, DATABASE_URL: database.url!, LOG_LEVEL: 'error' };
     const file = path.join(dir, 'catalog.json');
-    await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'catalog:export', '--out', file], { cwd: ROOT, env });
+    await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'catalog:export', '--out', file], {
+      cwd: ROOT,
+      env,
+    });
     for (let i = 0; i < 3; i++) {
       const name = `Imported ${i}`;
       const catalogue = JSON.parse(await fs.readFile(file, 'utf8')) as { products: { sku: string; name: string }[] };
       catalogue.products.find((p) => p.sku === sku)!.name = name;
       await fs.writeFile(file, JSON.stringify(catalogue));
-      const since = await warmThenWrite(() => run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'catalog:import', file], { cwd: ROOT, env }));
+      const since = await warmThenWrite(() =>
+        run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'catalog:import', file], { cwd: ROOT, env }),
+      );
       await expectBothWithinASecond('catalog:import', name, since);
     }
   }, 60_000);
@@ -194,7 +214,10 @@ describePg('the response and token caches on two instances (PostgreSQL notificat
   it('a token logged out on A, or deleted with psql, is refused by both instances within a second', async () => {
     for (let i = 0; i < 5; i++) {
       const token = await tokenKnownToBoth();
-      const res = await fetch(`${a.url}/api/v1/logout`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch(`${a.url}/api/v1/logout`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(res.status).toBe(200);
       const since = performance.now();
       expect((await ask(a, token)).status).toBe(401);
@@ -230,7 +253,10 @@ describePg('the response and token caches on two instances (PostgreSQL notificat
 
     const listening = b.logs.filter((l) => l.msg === 'change notifications listening').length;
     await proxy.restore();
-    await b.waitForLog(() => b.logs.filter((l) => l.msg === 'change notifications listening').length > listening, 10_000);
+    await b.waitForLog(
+      () => b.logs.filter((l) => l.msg === 'change notifications listening').length > listening,
+      10_000,
+    );
     expect(await nameOn(b)).toBe('Written while B was deaf');
     const name = 'After B came back';
     const since = await warmThenWrite(() => psql(`UPDATE products SET name = '${name}' WHERE id = ${productId}`));
@@ -239,10 +265,16 @@ describePg('the response and token caches on two instances (PostgreSQL notificat
 
   it('with its listener black-holed, B notices within a few heartbeats and stops serving from its cache', async () => {
     await warmThenWrite(async () => {});
-    const lost = b.logs.filter((l) => l.msg === 'change notifications lost: caches bypassed until they are back').length;
+    const lost = b.logs.filter(
+      (l) => l.msg === 'change notifications lost: caches bypassed until they are back',
+    ).length;
     proxy.blackHole();
     const started = performance.now();
-    await b.waitForLog(() => b.logs.filter((l) => l.msg === 'change notifications lost: caches bypassed until they are back').length > lost, 5_000);
+    await b.waitForLog(
+      () =>
+        b.logs.filter((l) => l.msg === 'change notifications lost: caches bypassed until they are back').length > lost,
+      5_000,
+    );
     expect(performance.now() - started).toBeLessThan(HEARTBEAT_MS * 4);
     await psql(`UPDATE products SET name = 'Written into the black hole' WHERE id = ${productId}`);
     expect(await nameOn(b)).toBe('Written into the black hole');

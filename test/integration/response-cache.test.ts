@@ -9,7 +9,8 @@ import { mutate } from '../support/catalog-writes.ts';
 // database itself, on PGlite as on PostgreSQL.
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
-const PRODUCT = 'query ($id: ID!) { product(id: $id) { id name steps { id name components { id customisations { id price } } } } }';
+const PRODUCT =
+  'query ($id: ID!) { product(id: $id) { id name steps { id name components { id customisations { id price } } } } }';
 const PAGE = '{ products(first: 5) { data { id name } paginatorInfo { total } } }';
 
 async function metric(t: TestApp, name: string): Promise<number> {
@@ -70,7 +71,9 @@ describe('the response cache', () => {
     expect((await t.graphql(PAGE, { token: `${reader}x` })).status).toBe(401);
     const u = await t.createUser();
     const narrow = await t.login(u.email, u.password);
-    await sql`UPDATE personal_access_tokens SET abilities = '[]'::jsonb WHERE id = ${narrow.split('|')[0]}`.execute(t.database.handle.db);
+    await sql`UPDATE personal_access_tokens SET abilities = '[]'::jsonb WHERE id = ${narrow.split('|')[0]}`.execute(
+      t.database.handle.db,
+    );
     for (let i = 0; i < 2; i++) {
       const refused = await t.graphql(PAGE, { token: narrow });
       expect(refused.body.errors[0].extensions.code).toBe('FORBIDDEN');
@@ -83,7 +86,12 @@ describe('the response cache', () => {
   it('a writer reads its own write at once; pages and totals move with it', async () => {
     const before = await t.graphql(PAGE, { token: reader });
     await t.graphql(PRODUCT, { token: reader, variables: { id: productId } });
-    await mutate(t, admin, 'mutation ($id: ID!) { updateProduct(id: $id, input: { name: "Renamed by a writer" }) { id } }', { id: productId });
+    await mutate(
+      t,
+      admin,
+      'mutation ($id: ID!) { updateProduct(id: $id, input: { name: "Renamed by a writer" }) { id } }',
+      { id: productId },
+    );
     const after = await t.graphql(PRODUCT, { token: admin, variables: { id: productId } });
     expect(after.body.data.product.name).toBe('Renamed by a writer');
     await mutate(t, admin, 'mutation ($i: CreateProductInput!) { createProduct(input: $i) { id } }', {
@@ -97,9 +105,13 @@ describe('the response cache', () => {
     const ask = () => t.graphql(PRODUCT, { token: reader, variables: { id: productId } }).then((r) => r.body);
     const cached = await ask();
     await sql`UPDATE customisations SET price = 123.45 WHERE component_id IN (
-      SELECT c.id FROM components c JOIN steps s ON s.id = c.step_id WHERE s.product_id = ${productId})`.execute(t.database.handle.db);
+      SELECT c.id FROM components c JOIN steps s ON s.id = c.step_id WHERE s.product_id = ${productId})`.execute(
+      t.database.handle.db,
+    );
     const fresh = await eventually(ask, (b) => JSON.stringify(b) !== JSON.stringify(cached));
-    const prices = fresh.data.product.steps.flatMap((s: any) => s.components.flatMap((c: any) => c.customisations.map((x: any) => x.price)));
+    const prices = fresh.data.product.steps.flatMap((s: any) =>
+      s.components.flatMap((c: any) => c.customisations.map((x: any) => x.price)),
+    );
     expect(prices.length).toBeGreaterThan(0);
     expect(new Set(prices)).toEqual(new Set([123.45]));
 
@@ -126,7 +138,11 @@ describe('the response cache', () => {
 
 describe('the response cache bounds', () => {
   /** A fresh app with `env`, `products` seeded, and a reader's token. */
-  async function withApp(env: Record<string, string>, products: number, run: (t: TestApp, token: string) => Promise<void>) {
+  async function withApp(
+    env: Record<string, string>,
+    products: number,
+    run: (t: TestApp, token: string) => Promise<void>,
+  ) {
     const t = await startTestApp({ env: { METRICS_TOKEN, ...env } });
     try {
       await seedCatalog(t.database.handle.db, { products, seed: products });
@@ -172,7 +188,8 @@ describe('the response cache bounds', () => {
 
   it('never keeps an answer larger than RESPONSE_CACHE_MAX_BYTES', () =>
     withApp({ RESPONSE_CACHE_MAX_BYTES: '1024' }, 3, async (t, token) => {
-      const big = '{ products(first: 3) { data { id name steps { id name components { id name customisations { id name price } } } } } }';
+      const big =
+        '{ products(first: 3) { data { id name steps { id name components { id name customisations { id name price } } } } } }';
       const first = await t.graphql(big, { token });
       expect(JSON.stringify(first.body).length).toBeGreaterThan(1024);
       t.database.queries.reset();

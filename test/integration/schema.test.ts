@@ -85,7 +85,15 @@ describe('descriptions', () => {
     const product = schema.getType('Product');
     expect(isObjectType(product) && getNamedType(product.getFields().steps!.type).name).toBe('Step');
     expect(Object.keys(schema.getTypeMap())).toEqual(
-      expect.arrayContaining(['Query', 'Product', 'ProductPaginator', 'PaginatorInfo', 'Step', 'Component', 'Customisation']),
+      expect.arrayContaining([
+        'Query',
+        'Product',
+        'ProductPaginator',
+        'PaginatorInfo',
+        'Step',
+        'Component',
+        'Customisation',
+      ]),
     );
   });
 });

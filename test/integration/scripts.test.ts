@@ -40,7 +40,10 @@ async function withOpen<T>(target: CliTarget, fn: (db: Kysely<Database>) => Prom
   }
 }
 
-async function count(db: Kysely<Database>, table: 'products' | 'steps' | 'components' | 'customisations'): Promise<number> {
+async function count(
+  db: Kysely<Database>,
+  table: 'products' | 'steps' | 'components' | 'customisations',
+): Promise<number> {
   const row = await db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -56,7 +59,16 @@ async function snapshot(db: Kysely<Database>) {
     .innerJoin('components as co', 'co.id', 'c.component_id')
     .innerJoin('steps as s', 's.id', 'co.step_id')
     .innerJoin('products as p', 'p.id', 's.product_id')
-    .select(['p.sku', 's.order', 's.name as step', 'co.position', 'co.name as component', 'c.name', 'c.type', 'c.price'])
+    .select([
+      'p.sku',
+      's.order',
+      's.name as step',
+      'co.position',
+      'co.name as component',
+      'c.name',
+      'c.type',
+      'c.price',
+    ])
     .orderBy('p.sku')
     .orderBy('s.order')
     .orderBy('co.position')
@@ -111,22 +123,26 @@ describe('npm run db:migrate', () => {
 });
 
 describe('npm run db:seed', () => {
-  it('refuses a missing or malformed --products or --seed with a message and exit code 2', async () => {
-    // Refused before the database is opened, so these may run side by side.
-    const cases: [string[], RegExp][] = [
-      [[], /--products is required/],
-      [['--products', '0'], /--products must be a whole number at least 1, got '0'/],
-      [['--products', '1e4'], /--products must be a whole number/],
-      [['--products', '5', '--seed', '2.5', '--colour', 'red'], /Unknown option '--colour'/],
-      [['--products', '5', '--seed', '2.5'], /--seed must be a whole number between 0 and 2147483647/],
-    ];
-    const results = await Promise.all(cases.map(([args]) => a.run('seed', args)));
-    results.forEach((result, i) => {
-      expect(result.code, cases[i]![0].join(' ')).toBe(2);
-      expect(result.stderr).toMatch(cases[i]![1]);
-      expect(result.stdout).not.toContain('Inserted');
-    });
-  }, SLOW);
+  it(
+    'refuses a missing or malformed --products or --seed with a message and exit code 2',
+    async () => {
+      // Refused before the database is opened, so these may run side by side.
+      const cases: [string[], RegExp][] = [
+        [[], /--products is required/],
+        [['--products', '0'], /--products must be a whole number at least 1, got '0'/],
+        [['--products', '1e4'], /--products must be a whole number/],
+        [['--products', '5', '--seed', '2.5', '--colour', 'red'], /Unknown option '--colour'/],
+        [['--products', '5', '--seed', '2.5'], /--seed must be a whole number between 0 and 2147483647/],
+      ];
+      const results = await Promise.all(cases.map(([args]) => a.run('seed', args)));
+      results.forEach((result, i) => {
+        expect(result.code, cases[i]![0].join(' ')).toBe(2);
+        expect(result.stderr).toMatch(cases[i]![1]);
+        expect(result.stdout).not.toContain('Inserted');
+      });
+    },
+    SLOW,
+  );
 
   it(
     'seeds N products of 5 steps x 4 components x 3 customisations, the same for the same seed, and only once',
@@ -181,17 +197,25 @@ describe('npm run admin', () => {
   const password = 'correct horse battery staple';
   let loginToken: string;
 
-  it('prints its usage for help, and exit code 2 for an unknown or missing command', async () => {
-    const [help, unknown, none] = await Promise.all([a.run('admin', ['help']), a.run('admin', ['user:delete']), a.run('admin', [])]);
-    expect(help.code).toBe(0);
-    for (const command of ['user:create', 'token:create', 'token:list', 'token:revoke', 'tokens:prune-expired']) {
-      expect(help.stdout).toContain(command);
-    }
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("Unknown command 'user:delete'.");
-    expect(unknown.stderr).toContain('Usage:');
-    expect(none.code).toBe(2);
-  }, SLOW);
+  it(
+    'prints its usage for help, and exit code 2 for an unknown or missing command',
+    async () => {
+      const [help, unknown, none] = await Promise.all([
+        a.run('admin', ['help']),
+        a.run('admin', ['user:delete']),
+        a.run('admin', []),
+      ]);
+      expect(help.code).toBe(0);
+      for (const command of ['user:create', 'token:create', 'token:list', 'token:revoke', 'tokens:prune-expired']) {
+        expect(help.stdout).toContain(command);
+      }
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain("Unknown command 'user:delete'.");
+      expect(unknown.stderr).toContain('Usage:');
+      expect(none.code).toBe(2);
+    },
+    SLOW,
+  );
 
   it(
     'user:create --password-stdin creates a user who can then log in',
@@ -219,107 +243,147 @@ describe('npm run admin', () => {
           // The embedded database is open here: a second process must refuse it, not share it.
           const blocked = await a.run('admin', ['token:list']);
           expect(blocked.code).toBe(1);
-          expect(blocked.stderr).toContain(`The embedded database in ${a.env.DATA_DIR} is in use by process ${process.pid}`);
+          expect(blocked.stderr).toContain(
+            `The embedded database in ${a.env.DATA_DIR} is in use by process ${process.pid}`,
+          );
         }
       });
     },
     SLOW,
   );
 
-  it('user:create refuses a duplicate email with a clear message and exit code 1', async () => {
-    const duplicate = await a.run(
-      'admin',
-      ['user:create', '--email', 'OPS.LEAD@example.com', '--name', 'Someone Else', '--password-stdin'],
-      { input: 'another password\n' },
-    );
-    expect(duplicate.code).toBe(1);
-    expect(duplicate.stderr).toContain('A user with this email already exists.');
-    expect(duplicate.stdout).toBe('');
-  }, SLOW);
+  it(
+    'user:create refuses a duplicate email with a clear message and exit code 1',
+    async () => {
+      const duplicate = await a.run(
+        'admin',
+        ['user:create', '--email', 'OPS.LEAD@example.com', '--name', 'Someone Else', '--password-stdin'],
+        { input: 'another password\n' },
+      );
+      expect(duplicate.code).toBe(1);
+      expect(duplicate.stderr).toContain('A user with this email already exists.');
+      expect(duplicate.stdout).toBe('');
+    },
+    SLOW,
+  );
 
-  it('user:create refuses bad input before touching the database', async () => {
-    const create = (args: string[], input?: string) =>
-      a.run('admin', ['user:create', ...args], input === undefined ? {} : { input });
-    const [noTerminal, short, tooLong, badEmail, noName] = await Promise.all([
-      create(['--email', 'x@example.com', '--name', 'X']),
-      create(['--email', 'x@example.com', '--name', 'X', '--password-stdin'], 'short\n'),
-      create(['--email', 'x@example.com', '--name', 'X', '--password-stdin'], 'é'.repeat(513)),
-      create(['--email', 'not-an-email', '--name', 'X', '--password-stdin'], `${password}\n`),
-      create(['--email', 'x@example.com', '--password-stdin'], `${password}\n`),
-    ]);
-    expect(noTerminal.code).toBe(2);
-    expect(noTerminal.stderr).toContain('--password-stdin');
-    expect(short.code).toBe(1);
-    expect(short.stderr).toContain('at least 8 characters');
-    expect(tooLong.code).toBe(1);
-    expect(tooLong.stderr).toContain('1024 bytes');
-    expect(badEmail.code).toBe(2);
-    expect(badEmail.stderr).toContain('--email must be a valid email address');
-    expect(noName.code).toBe(2);
-    expect(noName.stderr).toContain('--name is required');
-  }, SLOW);
+  it(
+    'user:create refuses bad input before touching the database',
+    async () => {
+      const create = (args: string[], input?: string) =>
+        a.run('admin', ['user:create', ...args], input === undefined ? {} : { input });
+      const [noTerminal, short, tooLong, badEmail, noName] = await Promise.all([
+        create(['--email', 'x@example.com', '--name', 'X']),
+        create(['--email', 'x@example.com', '--name', 'X', '--password-stdin'], 'short\n'),
+        create(['--email', 'x@example.com', '--name', 'X', '--password-stdin'], 'é'.repeat(513)),
+        create(['--email', 'not-an-email', '--name', 'X', '--password-stdin'], `${password}\n`),
+        create(['--email', 'x@example.com', '--password-stdin'], `${password}\n`),
+      ]);
+      expect(noTerminal.code).toBe(2);
+      expect(noTerminal.stderr).toContain('--password-stdin');
+      expect(short.code).toBe(1);
+      expect(short.stderr).toContain('at least 8 characters');
+      expect(tooLong.code).toBe(1);
+      expect(tooLong.stderr).toContain('1024 bytes');
+      expect(badEmail.code).toBe(2);
+      expect(badEmail.stderr).toContain('--email must be a valid email address');
+      expect(noName.code).toBe(2);
+      expect(noName.stderr).toContain('--name is required');
+    },
+    SLOW,
+  );
 
-  it('token:list shows each token with its user and dates, never its hash or secret', async () => {
-    const [id, secret] = loginToken.split('|') as [string, string];
-    // One at a time: the embedded database admits a single process.
-    const list = await a.run('admin', ['token:list', '--email', email]);
-    expect(list.code, list.stderr).toBe(0);
-    expect(list.stdout).toMatch(/^id +user +name +abilities +created_at +last_used_at +expires_at +status$/m);
-    expect(list.stdout).toMatch(
-      new RegExp(`^${id} +${email.replace(/\./g, '\\.')} +login +\\* +\\d{4}-\\d\\d-\\d\\dT[\\d:]+Z +- +- +active$`, 'm'),
-    );
-    expect(list.stdout).not.toContain(secret);
-    expect(list.stdout).not.toContain(hashSecret(secret));
-    const unknown = await a.run('admin', ['token:list', '--email', 'nobody@example.com']);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('No user with email nobody@example.com.');
-  }, SLOW);
+  it(
+    'token:list shows each token with its user and dates, never its hash or secret',
+    async () => {
+      const [id, secret] = loginToken.split('|') as [string, string];
+      // One at a time: the embedded database admits a single process.
+      const list = await a.run('admin', ['token:list', '--email', email]);
+      expect(list.code, list.stderr).toBe(0);
+      expect(list.stdout).toMatch(/^id +user +name +abilities +created_at +last_used_at +expires_at +status$/m);
+      expect(list.stdout).toMatch(
+        new RegExp(
+          `^${id} +${email.replace(/\./g, '\\.')} +login +\\* +\\d{4}-\\d\\d-\\d\\dT[\\d:]+Z +- +- +active$`,
+          'm',
+        ),
+      );
+      expect(list.stdout).not.toContain(secret);
+      expect(list.stdout).not.toContain(hashSecret(secret));
+      const unknown = await a.run('admin', ['token:list', '--email', 'nobody@example.com']);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('No user with email nobody@example.com.');
+    },
+    SLOW,
+  );
 
-  it('token:create prints the token alone on the last line of stdout; it authenticates with the abilities asked', async () => {
-    const created = await a.run('admin', ['token:create', '--email', email, '--name', 'storefront', '--abilities', 'catalog:read']);
-    expect(created.code, created.stderr).toBe(0);
-    const lines = created.stdout.trimEnd().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^\d+\|\S{40,}$/);
-    expect(created.stderr).toContain('abilities catalog:read');
-    await withOpen(a, async (db) => {
-      const authenticate = createAuthenticator({ db, lifetimeMinutes: undefined, logger: createLogger('silent'), abilities: ABILITIES });
-      const session = await authenticate(`Bearer ${lines[0]}`);
-      expect(session?.scopes).toEqual(['catalog:read']);
-    });
-    const [badAbility, noName, past, nobody] = [
-      await a.run('admin', ['token:create', '--email', email, '--name', 'x', '--abilities', 'catalog:delete']),
-      await a.run('admin', ['token:create', '--email', email]),
-      await a.run('admin', ['token:create', '--email', email, '--name', 'x', '--expires-at', '2001-01-01T00:00:00Z']),
-      await a.run('admin', ['token:create', '--email', 'nobody@example.com', '--name', 'x']),
-    ];
-    expect(badAbility.code).toBe(2);
-    expect(badAbility.stderr).toContain('--abilities: Each ability must be one of: *, tokens:manage, catalog:read, catalog:write, configurations:write.');
-    expect(noName.code).toBe(2);
-    expect(noName.stderr).toContain('--name: The name field is required.');
-    expect(past.code).toBe(2);
-    expect(past.stderr).toContain('--expires-at: The expires at field must be a date after now.');
-    expect(nobody.code).toBe(1);
-    expect(nobody.stderr).toContain('No user with email nobody@example.com.');
-    for (const r of [badAbility, noName, past, nobody]) expect(r.stdout).toBe('');
-    // The tests below count this user's tokens.
-    expect((await a.run('admin', ['token:revoke', lines[0]!.split('|')[0]!])).code).toBe(0);
-  }, SLOW);
+  it(
+    'token:create prints the token alone on the last line of stdout; it authenticates with the abilities asked',
+    async () => {
+      const created = await a.run('admin', [
+        'token:create',
+        '--email',
+        email,
+        '--name',
+        'storefront',
+        '--abilities',
+        'catalog:read',
+      ]);
+      expect(created.code, created.stderr).toBe(0);
+      const lines = created.stdout.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^\d+\|\S{40,}$/);
+      expect(created.stderr).toContain('abilities catalog:read');
+      await withOpen(a, async (db) => {
+        const authenticate = createAuthenticator({
+          db,
+          lifetimeMinutes: undefined,
+          logger: createLogger('silent'),
+          abilities: ABILITIES,
+        });
+        const session = await authenticate(`Bearer ${lines[0]}`);
+        expect(session?.scopes).toEqual(['catalog:read']);
+      });
+      const [badAbility, noName, past, nobody] = [
+        await a.run('admin', ['token:create', '--email', email, '--name', 'x', '--abilities', 'catalog:delete']),
+        await a.run('admin', ['token:create', '--email', email]),
+        await a.run('admin', ['token:create', '--email', email, '--name', 'x', '--expires-at', '2001-01-01T00:00:00Z']),
+        await a.run('admin', ['token:create', '--email', 'nobody@example.com', '--name', 'x']),
+      ];
+      expect(badAbility.code).toBe(2);
+      expect(badAbility.stderr).toContain(
+        '--abilities: Each ability must be one of: *, tokens:manage, catalog:read, catalog:write, configurations:write.',
+      );
+      expect(noName.code).toBe(2);
+      expect(noName.stderr).toContain('--name: The name field is required.');
+      expect(past.code).toBe(2);
+      expect(past.stderr).toContain('--expires-at: The expires at field must be a date after now.');
+      expect(nobody.code).toBe(1);
+      expect(nobody.stderr).toContain('No user with email nobody@example.com.');
+      for (const r of [badAbility, noName, past, nobody]) expect(r.stdout).toBe('');
+      // The tests below count this user's tokens.
+      expect((await a.run('admin', ['token:revoke', lines[0]!.split('|')[0]!])).code).toBe(0);
+    },
+    SLOW,
+  );
 
-  it('token:revoke deletes the token, and refuses an unknown or malformed id', async () => {
-    const [id] = loginToken.split('|') as [string];
-    const malformed = await a.run('admin', ['token:revoke', '12abc']);
-    expect(malformed.code).toBe(2);
-    expect(malformed.stderr).toContain("A token id is a positive whole number, got '12abc'.");
+  it(
+    'token:revoke deletes the token, and refuses an unknown or malformed id',
+    async () => {
+      const [id] = loginToken.split('|') as [string];
+      const malformed = await a.run('admin', ['token:revoke', '12abc']);
+      expect(malformed.code).toBe(2);
+      expect(malformed.stderr).toContain("A token id is a positive whole number, got '12abc'.");
 
-    const revoked = await a.run('admin', ['token:revoke', id]);
-    expect(revoked.code, revoked.stderr).toBe(0);
-    expect(revoked.stdout).toContain(`Revoked token ${id}.`);
-    const again = await a.run('admin', ['token:revoke', id]);
-    expect(again.code).toBe(1);
-    // Gone from the database, not only from a listing.
-    expect(again.stderr).toContain(`No token with id ${id}.`);
-  }, SLOW);
+      const revoked = await a.run('admin', ['token:revoke', id]);
+      expect(revoked.code, revoked.stderr).toBe(0);
+      expect(revoked.stdout).toContain(`Revoked token ${id}.`);
+      const again = await a.run('admin', ['token:revoke', id]);
+      expect(again.code).toBe(1);
+      // Gone from the database, not only from a listing.
+      expect(again.stderr).toContain(`No token with id ${id}.`);
+    },
+    SLOW,
+  );
 
   it(
     'tokens:prune-expired deletes tokens expired for more than 24 hours (or --hours), by expires_at and by TOKEN_EXPIRATION_MINUTES',
@@ -329,7 +393,14 @@ describe('npm run admin', () => {
         const user = await db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
         const add = async (name: string, expiresAt: Date | null) =>
           String(
-            (await insertToken(db, { userId: String(user.id), name, tokenHash: hashSecret(generateSecret('')), expiresAt })).id,
+            (
+              await insertToken(db, {
+                userId: String(user.id),
+                name,
+                tokenHash: hashSecret(generateSecret('')),
+                expiresAt,
+              })
+            ).id,
           );
         const ids = {
           longExpired: await add('long-expired', new Date(Date.now() - 48 * hour)),
@@ -338,7 +409,9 @@ describe('npm run admin', () => {
           oldNoExpiry: await add('old-no-expiry', null),
           fresh: await add('fresh', null),
         };
-        await sql`UPDATE personal_access_tokens SET created_at = now() - interval '3 hours' WHERE id = ${ids.oldNoExpiry}`.execute(db);
+        await sql`UPDATE personal_access_tokens SET created_at = now() - interval '3 hours' WHERE id = ${ids.oldNoExpiry}`.execute(
+          db,
+        );
         return ids;
       });
       const listed = (stdout: string) => [...stdout.matchAll(/^(\d+) /gm)].map((m) => m[1]);
@@ -354,7 +427,9 @@ describe('npm run admin', () => {
         env: { TOKEN_EXPIRATION_MINUTES: '60' },
       });
       expect(withLifetime.code, withLifetime.stderr).toBe(0);
-      expect(withLifetime.stdout).toContain('Deleted 1 token expired for more than 1 hour (TOKEN_EXPIRATION_MINUTES=60).');
+      expect(withLifetime.stdout).toContain(
+        'Deleted 1 token expired for more than 1 hour (TOKEN_EXPIRATION_MINUTES=60).',
+      );
 
       const remaining = await a.run('admin', ['token:list']);
       expect(listed(remaining.stdout).sort()).toEqual([ids.justExpired, ids.future, ids.fresh].sort());

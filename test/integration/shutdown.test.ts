@@ -31,7 +31,11 @@ beforeAll(async () => {
   if (process.env.DATABASE_URL) {
     const database = await createTestDatabase();
     await seedCatalog(database.handle.db, { products: 5, seed: 5 });
-    await createAuthService({ db: database.handle.db, config: config.auth, logger }).createUser({ name: 'S', ...credentials, isAdmin: false });
+    await createAuthService({ db: database.handle.db, config: config.auth, logger }).createUser({
+      name: 'S',
+      ...credentials,
+      isAdmin: false,
+    });
     env = { DATABASE_URL: database.url! };
     cleanup = () => database.drop();
   } else {
@@ -39,7 +43,11 @@ beforeAll(async () => {
     const database = await createDatabase({ databaseUrl: undefined, dataDir: dir, poolSize: 1, logger });
     await migrateToLatest(database.db);
     await seedCatalog(database.db, { products: 5, seed: 5 });
-    await createAuthService({ db: database.db, config: config.auth, logger }).createUser({ name: 'S', ...credentials, isAdmin: false });
+    await createAuthService({ db: database.db, config: config.auth, logger }).createUser({
+      name: 'S',
+      ...credentials,
+      isAdmin: false,
+    });
     // The embedded database admits one process at a time.
     await database.close();
     env = { DATA_DIR: dir };
@@ -81,12 +89,20 @@ function send(port: number, agent: http.Agent | false, kind: 'graphql' | 'login'
     req.on('response', (res) => {
       res.resume();
       const done = (complete: boolean) =>
-        resolve({ id, status: res.statusCode, complete, reused: req.reusedSocket, connectionClose: res.headers.connection === 'close' });
+        resolve({
+          id,
+          status: res.statusCode,
+          complete,
+          reused: req.reusedSocket,
+          connectionClose: res.headers.connection === 'close',
+        });
       res.on('end', () => done(res.complete));
       res.on('error', () => done(false));
       res.on('aborted', () => done(false));
     });
-    req.on('error', (err: NodeJS.ErrnoException) => resolve({ id, complete: false, error: err.code ?? err.message, reused: req.reusedSocket }));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      resolve({ id, complete: false, error: err.code ?? err.message, reused: req.reusedSocket }),
+    );
     req.end(body);
   });
 }
@@ -158,10 +174,7 @@ describe('SIGTERM under load', () => {
           if (outcome.error === 'ECONNREFUSED') return;
         }
       };
-      const workers = [
-        ...[0, 1, 2, 3].map((n) => worker(keepAlive, n)),
-        ...[0, 1, 2].map((n) => worker(false, n)),
-      ];
+      const workers = [...[0, 1, 2, 3].map((n) => worker(keepAlive, n)), ...[0, 1, 2].map((n) => worker(false, n))];
       while (outcomes.length < 40) await new Promise((r) => setTimeout(r, 20));
 
       const held = await startHeldLogin(port, 'held-login');
@@ -170,7 +183,10 @@ describe('SIGTERM under load', () => {
       await server.waitForLog((l) => l.msg === 'shutting down');
       server.child.kill('SIGINT');
       await server.waitForLog((l) => l.msg === 'already shutting down');
-      const readyWhileDraining = await fetch(`${server.url}/ready`).then((r) => r.status, () => 'refused');
+      const readyWhileDraining = await fetch(`${server.url}/ready`).then(
+        (r) => r.status,
+        () => 'refused',
+      );
       held.finish();
 
       const { code, signal } = await server.exited;

@@ -18,7 +18,13 @@ let dataDir: string;
 const children: ChildProcess[] = [];
 
 function start(port: number): Promise<{ child: ChildProcess; output: () => string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+  };
   delete env.DATABASE_URL;
   const child = spawn(process.execPath, serviceNodeArgs(), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
@@ -70,7 +76,8 @@ describe('npm start on the embedded database', () => {
     });
     expect(login.status).toBe(200);
     const { data } = (await login.json()) as { data: { token: string } };
-    const query = '{ product(id: "1") { id name steps { id name components { id name customisations { id name type price } } } } }';
+    const query =
+      '{ product(id: "1") { id name steps { id name components { id name customisations { id name type price } } } } }';
     const res = await fetch(`${base}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${data.token}` },
@@ -91,7 +98,9 @@ describe('npm start on the embedded database', () => {
     expect(check.errors).toBeUndefined();
     expect(check.data.configure.product).toEqual({ name: 'Configurable Walnut Desk', basePrice: 399, currency: 'EUR' });
     expect(check.data.configure.valid).toBe(false);
-    expect(check.data.configure.violations.map((v: any) => [v.code, v.customisationId, v.otherCustomisationId])).toEqual([
+    expect(
+      check.data.configure.violations.map((v: any) => [v.code, v.customisationId, v.otherCustomisationId]),
+    ).toEqual([
       ['EXCLUDES', '3004', '3007'],
       ['REQUIRES', '3010', '3009'],
       ['VALUE_REQUIRED', '3010', null],
@@ -108,7 +117,9 @@ describe('npm start on the embedded database', () => {
     const write = await fetch(`${base}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${data.token}` },
-      body: JSON.stringify({ query: 'mutation { createProduct(input: { name: "Tried it", sku: "DEMO-TRY-1" }) { id sku } }' }),
+      body: JSON.stringify({
+        query: 'mutation { createProduct(input: { name: "Tried it", sku: "DEMO-TRY-1" }) { id sku } }',
+      }),
     });
     expect((await write.json()).data.createProduct.sku).toBe('DEMO-TRY-1');
     expect(await stop(first.child)).toBe(0);
@@ -130,11 +141,26 @@ describe('npm start on a tree that was never built', () => {
   it('compiles dist/ first, then serves from it', async () => {
     const tree = await fs.mkdtemp(path.join(os.tmpdir(), 'pcs-build-'));
     try {
-      for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'db', 'schema', 'docs/openapi.json', 'scripts/build.mjs', 'scripts/build-graphiql.mjs']) {
+      for (const entry of [
+        'package.json',
+        'tsconfig.json',
+        'tsconfig.build.json',
+        'src',
+        'db',
+        'schema',
+        'docs/openapi.json',
+        'scripts/build.mjs',
+        'scripts/build-graphiql.mjs',
+      ]) {
         await fs.cp(path.join(root, entry), path.join(tree, entry), { recursive: true });
       }
       await fs.symlink(path.join(root, 'node_modules'), path.join(tree, 'node_modules'));
-      const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: path.join(tree, '.data'), PORT: '0', LOG_LEVEL: 'warn' };
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        DATA_DIR: path.join(tree, '.data'),
+        PORT: '0',
+        LOG_LEVEL: 'warn',
+      };
       delete env.DATABASE_URL;
       // Its own process group: npm runs the service as a grandchild, and the signal must reach it.
       const child = spawn('npm', ['start'], { cwd: tree, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -142,9 +168,7 @@ describe('npm start on a tree that was never built', () => {
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => (out += d));
-      await expect
-        .poll(() => out, { timeout: 120_000, interval: 200 })
-        .toContain('GraphiQL:');
+      await expect.poll(() => out, { timeout: 120_000, interval: 200 }).toContain('GraphiQL:');
       await expect(fs.stat(path.join(tree, 'dist/src/main.js'))).resolves.toBeTruthy();
       await expect(fs.stat(path.join(tree, 'dist/schema/catalog/product.graphql'))).resolves.toBeTruthy();
       await expect(fs.stat(path.join(tree, 'dist/graphiql/page.js'))).resolves.toBeTruthy();

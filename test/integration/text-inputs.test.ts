@@ -51,9 +51,14 @@ async function refusedGraphQL(
 beforeAll(async () => {
   t = await startTestApp();
   ({ admin } = await adminAndUserTokens(t));
-  const data = await mutate(t, admin, `mutation ($input: CreateProductInput!) { createProduct(input: $input) { steps { components { customisations { id } } } } }`, {
-    input: productInput('TEXT-1', { steps: 1, components: 1, customisations: 1 }),
-  });
+  const data = await mutate(
+    t,
+    admin,
+    `mutation ($input: CreateProductInput!) { createProduct(input: $input) { steps { components { customisations { id } } } } }`,
+    {
+      input: productInput('TEXT-1', { steps: 1, components: 1, customisations: 1 }),
+    },
+  );
   customisationId = data.createProduct.steps[0].components[0].customisations[0].id;
   before = await catalogSnapshot(t);
 });
@@ -67,15 +72,18 @@ describe('GraphQL', () => {
     ['U+FFFE in a step name', { stepName: NONCHAR }, 'input.steps.0.name', 'name'],
     ['U+FDD0 in a customisation type', { type: 'x\ufdd0' }, `${at}.type`, 'type'],
     ['U+10FFFF in a customisation name', { optionName: 'x\u{10FFFF}' }, `${at}.name`, 'name'],
-  ] as [string, Record<string, string>, string, string][])('createProduct refuses %s', async (_, bad, path, attribute) => {
-    const input = productInput('TEXT-NEW', { steps: 1, components: 1, customisations: 1 });
-    if (bad.name) input.name = bad.name;
-    if (bad.sku) input.sku = bad.sku;
-    if (bad.stepName) input.steps[0]!.name = bad.stepName;
-    if (bad.type) input.steps[0]!.components[0]!.customisations[0]!.type = bad.type;
-    if (bad.optionName) input.steps[0]!.components[0]!.customisations[0]!.name = bad.optionName;
-    await refusedGraphQL(CREATE, { input }, 'createProduct', { [path]: [TEXT_MESSAGE(attribute)] });
-  });
+  ] as [string, Record<string, string>, string, string][])(
+    'createProduct refuses %s',
+    async (_, bad, path, attribute) => {
+      const input = productInput('TEXT-NEW', { steps: 1, components: 1, customisations: 1 });
+      if (bad.name) input.name = bad.name;
+      if (bad.sku) input.sku = bad.sku;
+      if (bad.stepName) input.steps[0]!.name = bad.stepName;
+      if (bad.type) input.steps[0]!.components[0]!.customisations[0]!.type = bad.type;
+      if (bad.optionName) input.steps[0]!.components[0]!.customisations[0]!.name = bad.optionName;
+      await refusedGraphQL(CREATE, { input }, 'createProduct', { [path]: [TEXT_MESSAGE(attribute)] });
+    },
+  );
 
   it('refuses a lone surrogate sent as the JSON escape \\ud800, however often the upsert is repeated', async () => {
     const input = productInput('TEXT-1', { steps: 1, components: 1, customisations: 1 });
@@ -107,7 +115,10 @@ describe('GraphQL', () => {
 
   it('refuses the same characters written as literals in the document', async () => {
     const logFrom = t.logs.lines.length;
-    const res = await t.graphql(`mutation { updateCustomisation(id: "${customisationId}", input: { type: "x\\u0000y" }) { id } }`, { token: admin });
+    const res = await t.graphql(
+      `mutation { updateCustomisation(id: "${customisationId}", input: { type: "x\\u0000y" }) { id } }`,
+      { token: admin },
+    );
     expect(res.body.errors[0]).toMatchObject({
       message: 'Validation failed for the field [updateCustomisation].',
       extensions: { code: 'BAD_USER_INPUT', validation: { 'input.type': [TEXT_MESSAGE('type')] } },
@@ -119,16 +130,24 @@ describe('GraphQL', () => {
   it('refuses a name made only of invisible characters as an empty one', async () => {
     for (const name of ['\u200b\u200b', '\ufeff', ' \u200d\u2060 ']) {
       // The write validation's own refusal (its log line is that path's, as for any other rule).
-      await refusedGraphQL(UPDATE_CUSTOMISATION, { id: customisationId, input: { name } }, 'updateCustomisation', {
-        'input.name': ['The name field is required.'],
-      }, false);
+      await refusedGraphQL(
+        UPDATE_CUSTOMISATION,
+        { id: customisationId, input: { name } },
+        'updateCustomisation',
+        {
+          'input.name': ['The name field is required.'],
+        },
+        false,
+      );
     }
   });
 
   it('still accepts ordinary non-ASCII text, emoji (surrogate pairs) included, and stores it unchanged', async () => {
     const name = 'Eiche – 橡木 🪵 Zoë';
     await mutate(t, admin, UPDATE_CUSTOMISATION, { id: customisationId, input: { name } });
-    const stored = await sql<{ name: string }>`SELECT name FROM customisations WHERE id = ${customisationId}`.execute(t.database.handle.db);
+    const stored = await sql<{ name: string }>`SELECT name FROM customisations WHERE id = ${customisationId}`.execute(
+      t.database.handle.db,
+    );
     expect(stored.rows[0]!.name).toBe(name);
     before = await catalogSnapshot(t);
   });
@@ -142,7 +161,10 @@ describe('REST', () => {
       body,
     });
   const tokenCount = async () =>
-    Number((await sql<{ n: string }>`SELECT count(*) AS n FROM personal_access_tokens`.execute(t.database.handle.db)).rows[0]!.n);
+    Number(
+      (await sql<{ n: string }>`SELECT count(*) AS n FROM personal_access_tokens`.execute(t.database.handle.db))
+        .rows[0]!.n,
+    );
 
   it('POST /api/v1/tokens refuses a NUL, a lone surrogate or a non-character in the name with 422; nothing is stored', async () => {
     const count = await tokenCount();
@@ -150,7 +172,11 @@ describe('REST', () => {
     for (const name of [NUL, LONE, NONCHAR]) {
       const res = await post('/api/v1/tokens', JSON.stringify({ name }), admin);
       expect(res.status).toBe(422);
-      expect(await res.json()).toEqual({ success: false, message: TEXT_MESSAGE('name'), errors: { name: [TEXT_MESSAGE('name')] } });
+      expect(await res.json()).toEqual({
+        success: false,
+        message: TEXT_MESSAGE('name'),
+        errors: { name: [TEXT_MESSAGE('name')] },
+      });
     }
     const invisible = await post('/api/v1/tokens', JSON.stringify({ name: '\u200b\u200b' }), admin);
     expect(invisible.status).toBe(422);

@@ -30,7 +30,9 @@ describe('the token cache', () => {
     return seen;
   };
   const metric = async (name: string) => {
-    const text = await (await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    const text = await (
+      await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text();
     return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   };
   const db = () => t.database.handle.db;
@@ -56,13 +58,19 @@ describe('the token cache', () => {
 
   it('a token this process logs out or revokes is refused at once', async () => {
     const { token } = await freshToken();
-    const logout = await fetch(`${t.url}/api/v1/logout`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    const logout = await fetch(`${t.url}/api/v1/logout`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(logout.status).toBe(200);
     expect(await status(token)).toBe(401);
 
     const { user, token: victim, id } = await freshToken();
     const other = await t.login(user.email, user.password);
-    const revoke = await fetch(`${t.url}/api/v1/tokens/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${other}` } });
+    const revoke = await fetch(`${t.url}/api/v1/tokens/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${other}` },
+    });
     expect(revoke.status).toBe(200);
     expect(await status(victim)).toBe(401);
   });
@@ -73,7 +81,8 @@ describe('the token cache', () => {
     expect(await within1s(() => status(deleted.token), 401)).toBe(401);
 
     const narrowed = await freshToken();
-    const reads = async () => ((await t.graphql(READ, { token: narrowed.token })).body.errors?.[0]?.extensions?.code === 'FORBIDDEN' ? 403 : 200);
+    const reads = async () =>
+      (await t.graphql(READ, { token: narrowed.token })).body.errors?.[0]?.extensions?.code === 'FORBIDDEN' ? 403 : 200;
     expect(await reads()).toBe(200);
     await sql`UPDATE personal_access_tokens SET abilities = '[]'::jsonb WHERE id = ${narrowed.id}`.execute(db());
     expect(await within1s(reads, 403)).toBe(403);
@@ -94,9 +103,11 @@ describe('the token cache', () => {
 
   it('a cached token is refused once it expires', async () => {
     const { token, id } = await freshToken();
-    await sql`UPDATE personal_access_tokens SET expires_at = now() + interval '1500 milliseconds' WHERE id = ${id}`.execute(db());
+    await sql`UPDATE personal_access_tokens SET expires_at = now() + interval '1500 milliseconds' WHERE id = ${id}`.execute(
+      db(),
+    );
     // The update emptied the cache (notified): look the token up again, with its expiry, and keep it.
-    await within1s(async () => (await metric('auth_token_cache_entries')) === 0 ? 0 : 1, 0);
+    await within1s(async () => ((await metric('auth_token_cache_entries')) === 0 ? 0 : 1), 0);
     expect(await status(token)).toBe(200);
     t.database.queries.reset();
     expect(await status(token)).toBe(200);
@@ -113,7 +124,9 @@ describe('the token cache', () => {
       for (let i = 0; i < 3; i++) {
         off.database.queries.reset();
         expect((await off.graphql('{ __typename }', { token })).status).toBe(200);
-        const lookedUp = off.database.queries.statements.filter((s) => /^select/i.test(s) && /personal_access_tokens/.test(s));
+        const lookedUp = off.database.queries.statements.filter(
+          (s) => /^select/i.test(s) && /personal_access_tokens/.test(s),
+        );
         expect(lookedUp).toHaveLength(1);
       }
     } finally {

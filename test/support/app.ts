@@ -35,7 +35,10 @@ export interface TestApp {
   /** POST /api/v1/login and return the bearer token. */
   login(email: string, password: string): Promise<string>;
   /** POST /graphql with a token; returns status, headers and parsed body. */
-  graphql(query: string, options?: { token?: string; variables?: Record<string, unknown> }): Promise<{
+  graphql(
+    query: string,
+    options?: { token?: string; variables?: Record<string, unknown> },
+  ): Promise<{
     status: number;
     headers: Headers;
     body: any;
@@ -89,7 +92,8 @@ export async function startTestApp(
         body: JSON.stringify({ email, password }),
       });
       const body = (await res.json()) as { data?: { token?: string } };
-      if (res.status !== 200 || !body.data?.token) throw new Error(`login failed: ${res.status} ${JSON.stringify(body)}`);
+      if (res.status !== 200 || !body.data?.token)
+        throw new Error(`login failed: ${res.status} ${JSON.stringify(body)}`);
       return body.data.token;
     },
     async graphql(query, opts = {}) {

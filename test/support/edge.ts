@@ -69,7 +69,14 @@ export function expectOnlyTokenLookup(t: TestApp): void {
 /** Row counts of every catalogue and auth table. */
 export async function countRows(t: TestApp): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const table of ['products', 'steps', 'components', 'customisations', 'users', 'personal_access_tokens'] as const) {
+  for (const table of [
+    'products',
+    'steps',
+    'components',
+    'customisations',
+    'users',
+    'personal_access_tokens',
+  ] as const) {
     const row = await t.app.database.db
       .selectFrom(table)
       .select((eb) => eb.fn.countAll<string>().as('n'))

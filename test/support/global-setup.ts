@@ -36,10 +36,9 @@ export default async function setup(project: TestProject) {
     project.provide('testDatabase', { kind: 'postgres', adminUrl: url, template });
     return async () => {
       // Test files drop their own copies; a crashed file's copy goes with this sweep.
-      const { rows } = await admin.query<{ datname: string }>(
-        `SELECT datname FROM pg_database WHERE datname LIKE $1`,
-        [`${template}%`],
-      );
+      const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [
+        `${template}%`,
+      ]);
       for (const { datname } of rows.filter((r) => r.datname !== template)) {
         await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
       }

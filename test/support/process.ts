@@ -80,7 +80,11 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
           resolve(found);
         } else if (outputDone) {
           cleanup();
-          reject(new Error(`server exited (${child.exitCode ?? child.signalCode}) before the expected log line; stderr: ${stderr}`));
+          reject(
+            new Error(
+              `server exited (${child.exitCode ?? child.signalCode}) before the expected log line; stderr: ${stderr}`,
+            ),
+          );
         }
       };
       const timer = setTimeout(() => {
@@ -112,7 +116,10 @@ export async function waitForStatus(url: string, status: number, timeoutMs: numb
   const until = Date.now() + timeoutMs;
   let last: number | string = 'no answer';
   while (Date.now() < until) {
-    last = await fetch(url).then((r) => r.status, (e: Error) => e.message);
+    last = await fetch(url).then(
+      (r) => r.status,
+      (e: Error) => e.message,
+    );
     if (last === status) return last;
     await new Promise((r) => setTimeout(r, 100));
   }

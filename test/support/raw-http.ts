@@ -42,7 +42,9 @@ export function request(
         localAddress: options.localAddress,
         agent: options.agent ?? false,
         headers: {
-          ...(options.body !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body!) } : {}),
+          ...(options.body !== undefined
+            ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body!) }
+            : {}),
           ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
           ...options.headers,
         },

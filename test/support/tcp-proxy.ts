@@ -57,7 +57,8 @@ export async function startTcpProxy(
         resolve();
       });
     });
-  const stopListening = () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+  const stopListening = () =>
+    new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
   const dropAll = () => {
     for (const pair of pairs) {
       pair.client.destroy();

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CatalogFileError, MAX_TEXT_BYTES, ProductsReader, SHAPE_MESSAGE, type CatalogEntry } from '../../scripts/admin/catalog-file.ts';
+import {
+  CatalogFileError,
+  MAX_TEXT_BYTES,
+  ProductsReader,
+  SHAPE_MESSAGE,
+  type CatalogEntry,
+} from '../../scripts/admin/catalog-file.ts';
 
 // The import's streaming reader must read every file as JSON.parse does, however the bytes arrive.
 
@@ -31,18 +37,34 @@ const failure = (text: string) => {
 describe('ProductsReader', () => {
   it('gives the entries JSON.parse gives, split anywhere', () => {
     fc.assert(
-      fc.property(fc.array(fc.jsonValue({ stringUnit: 'binary' })), fc.array(fc.nat(), { maxLength: 8 }), fc.boolean(), (products, cuts, pretty) => {
-        const text = JSON.stringify({ before: { x: [1] }, products, after: 'y' }, null, pretty ? 2 : undefined);
-        const entries = read(text, cuts);
-        expect(entries.map((e) => e.value)).toEqual(JSON.parse(text).products);
-        expect(entries.every((e) => Object.keys(e.errors).length === 0)).toBe(true);
-      }),
+      fc.property(
+        fc.array(fc.jsonValue({ stringUnit: 'binary' })),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        fc.boolean(),
+        (products, cuts, pretty) => {
+          const text = JSON.stringify({ before: { x: [1] }, products, after: 'y' }, null, pretty ? 2 : undefined);
+          const entries = read(text, cuts);
+          expect(entries.map((e) => e.value)).toEqual(JSON.parse(text).products);
+          expect(entries.every((e) => Object.keys(e.errors).length === 0)).toBe(true);
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('refuses what JSON.parse refuses, saying where', () => {
-    for (const text of ['', '{"products": [', '{"products":[01]}', '{"products":[1,]}', '{"products":["\t"]}', '{"products":["\\x"]}', '{"products":[tru]}', '{"products":[1.]}', '{"products":[]} x', 'hello']) {
+    for (const text of [
+      '',
+      '{"products": [',
+      '{"products":[01]}',
+      '{"products":[1,]}',
+      '{"products":["\t"]}',
+      '{"products":["\\x"]}',
+      '{"products":[tru]}',
+      '{"products":[1.]}',
+      '{"products":[]} x',
+      'hello',
+    ]) {
       expect(() => JSON.parse(text)).toThrow();
       expect(failure(text), text).toMatch(/ at byte \d+$/);
     }
@@ -50,16 +72,31 @@ describe('ProductsReader', () => {
   });
 
   it('refuses other shapes', () => {
-    for (const text of ['[]', '{}', '{"items": []}', '{"products": {}}', '{"products": [], "products": []}', '"products"', 'null']) {
+    for (const text of [
+      '[]',
+      '{}',
+      '{"items": []}',
+      '{"products": {}}',
+      '{"products": [], "products": []}',
+      '"products"',
+      'null',
+    ]) {
       expect(failure(text), text).toBe(SHAPE_MESSAGE);
     }
   });
 
   it('does not decode a text beyond the bound: its path gets the error, the rest of the entry is read', () => {
     const name = 'é'.repeat(MAX_TEXT_BYTES);
-    const [entry, next] = read(JSON.stringify({ products: [{ sku: 'A', steps: [{ name, order: 1 }] }, { sku: 'B' }] }), [7, 5000, 9000]);
+    const [entry, next] = read(
+      JSON.stringify({ products: [{ sku: 'A', steps: [{ name, order: 1 }] }, { sku: 'B' }] }),
+      [7, 5000, 9000],
+    );
     expect(entry!.value).toEqual({ sku: 'A', steps: [{ name: '', order: 1 }] });
-    expect(entry!.errors).toEqual({ 'products.0.steps.0.name': [`The name must not be greater than ${MAX_TEXT_BYTES} bytes in an import file (it has ${2 * MAX_TEXT_BYTES}).`] });
+    expect(entry!.errors).toEqual({
+      'products.0.steps.0.name': [
+        `The name must not be greater than ${MAX_TEXT_BYTES} bytes in an import file (it has ${2 * MAX_TEXT_BYTES}).`,
+      ],
+    });
     expect(next!.value).toEqual({ sku: 'B' });
   });
 

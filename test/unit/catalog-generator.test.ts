@@ -16,7 +16,9 @@ describe('generateProductTree', () => {
   it('gives other products for another seed, with skus that say their seed and index', () => {
     const seven = Array.from({ length: 20 }, (_, i) => generateProductTree(7, i));
     const eight = Array.from({ length: 20 }, (_, i) => generateProductTree(8, i));
-    expect(seven.map((p) => p.sku)).toEqual(Array.from({ length: 20 }, (_, i) => `S7-${String(i + 1).padStart(6, '0')}`));
+    expect(seven.map((p) => p.sku)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `S7-${String(i + 1).padStart(6, '0')}`),
+    );
     expect(new Set([...seven, ...eight].map((p) => p.sku)).size).toBe(40);
     expect(seven.map(customisationsOf)).not.toEqual(eight.map(customisationsOf));
   });
@@ -28,7 +30,8 @@ describe('generateProductTree', () => {
     expect(tree.steps).toHaveLength(DEFAULT_SHAPE.steps);
     for (const step of tree.steps) {
       expect(step.components.map((c) => c.position)).toEqual([1, 2, 3, 4]);
-      for (const component of step.components) expect(component.customisations).toHaveLength(DEFAULT_SHAPE.customisations);
+      for (const component of step.components)
+        expect(component.customisations).toHaveLength(DEFAULT_SHAPE.customisations);
     }
     const all = Array.from({ length: 100 }, (_, i) => generateProductTree(3, i)).flatMap(customisationsOf);
     expect(new Set(all.map((c) => c.type))).toEqual(new Set(CUSTOMISATION_TYPES));

@@ -24,7 +24,10 @@ describe('loadConfig', () => {
 
   it('caps a user at twice the per-token cap unless told otherwise', () => {
     expect(loadConfig({ GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: '5' }).graphql.maxInFlightPerUser).toBe(10);
-    expect(loadConfig({ GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: '5', GRAPHQL_MAX_IN_FLIGHT_PER_USER: '64' }).graphql.maxInFlightPerUser).toBe(64);
+    expect(
+      loadConfig({ GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: '5', GRAPHQL_MAX_IN_FLIGHT_PER_USER: '64' }).graphql
+        .maxInFlightPerUser,
+    ).toBe(64);
     expect(() => loadConfig({ RESPONSE_SEND_TIMEOUT_MS: '10' })).toThrow(ConfigError);
   });
 
@@ -58,7 +61,10 @@ describe('loadConfig', () => {
   });
 
   it('configuration settings: a known currency, save bound and retention', () => {
-    expect(loadConfig({})).toMatchObject({ catalog: { currency: 'EUR' }, configurations: { savesPerMinute: 30, retentionDays: undefined } });
+    expect(loadConfig({})).toMatchObject({
+      catalog: { currency: 'EUR' },
+      configurations: { savesPerMinute: 30, retentionDays: undefined },
+    });
     expect(
       loadConfig({ CATALOG_CURRENCY: 'usd', CONFIGURATION_SAVES_PER_MINUTE: '5', CONFIGURATION_RETENTION_DAYS: '90' }),
     ).toMatchObject({ catalog: { currency: 'USD' }, configurations: { savesPerMinute: 5, retentionDays: 90 } });
@@ -87,7 +93,14 @@ describe('loadConfig', () => {
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);
       const problems = (err as ConfigError).problems.join('\n');
-      for (const name of ['PORT', 'MAX_PAGE_SIZE', 'DATABASE_URL', 'LOG_LEVEL', 'GRAPHIQL_MAX_CONCURRENT_SENDS', 'GRAPHIQL_SEND_TIMEOUT_MS']) {
+      for (const name of [
+        'PORT',
+        'MAX_PAGE_SIZE',
+        'DATABASE_URL',
+        'LOG_LEVEL',
+        'GRAPHIQL_MAX_CONCURRENT_SENDS',
+        'GRAPHIQL_SEND_TIMEOUT_MS',
+      ]) {
         expect(problems).toContain(name);
       }
     }
@@ -111,7 +124,9 @@ describe('loadConfig', () => {
 
     it('takes a count, or auto for every core this process may use', () => {
       expect(loadConfig({ ...pg, WEB_CONCURRENCY: '3' }).runtime.workers).toBe(3);
-      expect(loadConfig({ ...pg, WEB_CONCURRENCY: ' Auto ' }).runtime.workers).toBe(Math.min(64, os.availableParallelism()));
+      expect(loadConfig({ ...pg, WEB_CONCURRENCY: ' Auto ' }).runtime.workers).toBe(
+        Math.min(64, os.availableParallelism()),
+      );
     });
 
     it('refuses what is not a count from 1 to 64, once per variable', () => {

@@ -16,6 +16,7 @@ describe('configuration ids', () => {
 
   it('recognises only what could be an id', () => {
     expect(isConfigurationId('abcDEF012345')).toBe(true);
-    for (const bad of ['abcDEF01234', 'abcDEF0123456', 'abcDEF01234-', 'abcDEF01234Ä', '']) expect(isConfigurationId(bad), bad).toBe(false);
+    for (const bad of ['abcDEF01234', 'abcDEF0123456', 'abcDEF01234-', 'abcDEF01234Ä', ''])
+      expect(isConfigurationId(bad), bad).toBe(false);
   });
 });

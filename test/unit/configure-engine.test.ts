@@ -21,7 +21,12 @@ const cust = (id: string, over: Partial<TreeCustomisation> = {}): TreeCustomisat
   priceMode: 'ADD',
   ...over,
 });
-const comp = (id: string, position: number, customisations: TreeCustomisation[], over: Partial<TreeComponent> = {}): TreeComponent => ({
+const comp = (
+  id: string,
+  position: number,
+  customisations: TreeCustomisation[],
+  over: Partial<TreeComponent> = {},
+): TreeComponent => ({
   id,
   name: `K${id}`,
   position,
@@ -43,11 +48,16 @@ const TREE: ProductTree = {
       order: 2,
       required: true,
       components: [
-        comp('20', 1, [
-          cust('201', { type: 'text', price: '5' }),
-          cust('202', { price: '80', priceMode: 'REPLACE_BASE' }),
-          cust('203', { price: '90.00', priceMode: 'REPLACE_BASE' }),
-        ], { maxSelections: null }),
+        comp(
+          '20',
+          1,
+          [
+            cust('201', { type: 'text', price: '5' }),
+            cust('202', { price: '80', priceMode: 'REPLACE_BASE' }),
+            cust('203', { price: '90.00', priceMode: 'REPLACE_BASE' }),
+          ],
+          { maxSelections: null },
+        ),
       ],
     },
     {
@@ -60,7 +70,13 @@ const TREE: ProductTree = {
   ],
   rules: [
     { id: '7', kind: 'REQUIRES', customisationId: '101', otherCustomisationId: '201', message: null },
-    { id: '8', kind: 'EXCLUDES', customisationId: '102', otherCustomisationId: '203', message: 'Not with the gold frame.' },
+    {
+      id: '8',
+      kind: 'EXCLUDES',
+      customisationId: '102',
+      otherCustomisationId: '203',
+      message: 'Not with the gold frame.',
+    },
   ],
 };
 
@@ -72,7 +88,8 @@ describe('money', () => {
     expect(parseCents('0.29')).toBe(29);
     expect(parseCents('12.3')).toBe(1230);
     expect(parseCents('9999999999.99')).toBe(999_999_999_999);
-    for (const bad of ['', '-1', '1.234', '1e3', '.5', '1.', ' 1', 'NaN', '12345678901']) expect(() => parseCents(bad), bad).toThrow();
+    for (const bad of ['', '-1', '1.234', '1e3', '.5', '1.', ' 1', 'NaN', '12345678901'])
+      expect(() => parseCents(bad), bad).toThrow();
     expect(formatCents(123450)).toBe('1234.50');
     expect(formatCents(5)).toBe('0.05');
     expect(formatCents(0)).toBe('0.00');
@@ -97,7 +114,14 @@ describe('evaluate: examples', () => {
     const r = evaluate(TREE, []);
     expect(r.valid).toBe(false);
     expect(r.violations).toEqual([
-      { code: 'STEP_REQUIRED', message: 'Step "Engraving" needs at least one choice.', stepId: '2', componentId: null, customisationId: null, otherCustomisationId: null },
+      {
+        code: 'STEP_REQUIRED',
+        message: 'Step "Engraving" needs at least one choice.',
+        stepId: '2',
+        componentId: null,
+        customisationId: null,
+        otherCustomisationId: null,
+      },
     ]);
     expect(r.price).toEqual({ currency: 'EUR', baseCents: 10000, lines: [], totalCents: 10000 });
   });
@@ -120,14 +144,25 @@ describe('evaluate: examples', () => {
     expect(one.price.totalCents).toBe(8000 + 29);
     const two = evaluate(TREE, [{ customisationId: '203' }, { customisationId: '202' }]);
     expect(two.violations).toEqual([
-      expect.objectContaining({ code: 'BASE_PRICE_CONFLICT', customisationId: '203', otherCustomisationId: '202', componentId: '20', stepId: '2' }),
+      expect.objectContaining({
+        code: 'BASE_PRICE_CONFLICT',
+        customisationId: '203',
+        otherCustomisationId: '202',
+        componentId: '20',
+        stepId: '2',
+      }),
     ]);
     expect(two.price.totalCents).toBe(10000);
     expect(two.price.lines.map((l) => l.customisationId)).toEqual(['202', '203']);
   });
 
   it('unknown ids come first, sorted by id string, once each', () => {
-    const r = evaluate(TREE, [{ customisationId: '9' }, { customisationId: '10' }, { customisationId: '9' }, { customisationId: '201', value: 'x' }]);
+    const r = evaluate(TREE, [
+      { customisationId: '9' },
+      { customisationId: '10' },
+      { customisationId: '9' },
+      { customisationId: '201', value: 'x' },
+    ]);
     expect(r.violations.map((v) => [v.code, v.customisationId])).toEqual([
       ['UNKNOWN_CUSTOMISATION', '10'],
       ['UNKNOWN_CUSTOMISATION', '9'],
@@ -136,7 +171,11 @@ describe('evaluate: examples', () => {
   });
 
   it('a duplicate: one violation, counted once with its first value', () => {
-    const r = evaluate(TREE, [{ customisationId: '201', value: '' }, { customisationId: '201', value: 'late' }, { customisationId: '201' }]);
+    const r = evaluate(TREE, [
+      { customisationId: '201', value: '' },
+      { customisationId: '201', value: 'late' },
+      { customisationId: '201' },
+    ]);
     expect(r.violations.map((v) => [v.code, v.customisationId])).toEqual([
       ['DUPLICATE_SELECTION', '201'],
       ['VALUE_REQUIRED', '201'],
@@ -146,21 +185,58 @@ describe('evaluate: examples', () => {
   });
 
   it('component bounds: too many and too few, named by component', () => {
-    const tree: ProductTree = { ...TREE, steps: [{ ...TREE.steps[1]!, components: [comp('10', 1, TREE.steps[1]!.components[0]!.customisations as TreeCustomisation[], { minSelections: 1, maxSelections: 1 })] }], rules: [] };
+    const tree: ProductTree = {
+      ...TREE,
+      steps: [
+        {
+          ...TREE.steps[1]!,
+          components: [
+            comp('10', 1, TREE.steps[1]!.components[0]!.customisations as TreeCustomisation[], {
+              minSelections: 1,
+              maxSelections: 1,
+            }),
+          ],
+        },
+      ],
+      rules: [],
+    };
     expect(evaluate(tree, []).violations).toEqual([
-      { code: 'TOO_FEW_SELECTIONS', message: 'Component "K10" needs at least 1 choice(s); 0 chosen.', stepId: '1', componentId: '10', customisationId: null, otherCustomisationId: null },
+      {
+        code: 'TOO_FEW_SELECTIONS',
+        message: 'Component "K10" needs at least 1 choice(s); 0 chosen.',
+        stepId: '1',
+        componentId: '10',
+        customisationId: null,
+        otherCustomisationId: null,
+      },
     ]);
-    expect(codes(evaluate(tree, [{ customisationId: '101' }, { customisationId: '102' }]).violations)).toEqual(['TOO_MANY_SELECTIONS']);
+    expect(codes(evaluate(tree, [{ customisationId: '101' }, { customisationId: '102' }]).violations)).toEqual([
+      'TOO_MANY_SELECTIONS',
+    ]);
   });
 
   it('rules: REQUIRES and EXCLUDES name both ends, use the rule message when there is one', () => {
     const r = evaluate(TREE, [{ customisationId: '101' }, { customisationId: '203' }]);
     expect(r.violations).toEqual([
-      { code: 'REQUIRES', message: '"C101" requires "C201".', stepId: '1', componentId: '10', customisationId: '101', otherCustomisationId: '201' },
+      {
+        code: 'REQUIRES',
+        message: '"C101" requires "C201".',
+        stepId: '1',
+        componentId: '10',
+        customisationId: '101',
+        otherCustomisationId: '201',
+      },
     ]);
     const x = evaluate(TREE, [{ customisationId: '102' }, { customisationId: '203' }]);
     expect(x.violations).toEqual([
-      { code: 'EXCLUDES', message: 'Not with the gold frame.', stepId: '1', componentId: '10', customisationId: '102', otherCustomisationId: '203' },
+      {
+        code: 'EXCLUDES',
+        message: 'Not with the gold frame.',
+        stepId: '1',
+        componentId: '10',
+        customisationId: '102',
+        otherCustomisationId: '203',
+      },
     ]);
   });
 
@@ -169,11 +245,30 @@ describe('evaluate: examples', () => {
       basePrice: '0',
       currency: 'EUR',
       rules: [],
-      steps: [{ id: '1', name: 'S', order: 1, required: false, components: [comp('1', 1, [
-        cust('1', { type: 'text' }), cust('2', { type: 'Typography' }), cust('3', { type: 'image' }), cust('4', { type: 'colour' }),
-      ], { maxSelections: null })] }],
+      steps: [
+        {
+          id: '1',
+          name: 'S',
+          order: 1,
+          required: false,
+          components: [
+            comp(
+              '1',
+              1,
+              [
+                cust('1', { type: 'text' }),
+                cust('2', { type: 'Typography' }),
+                cust('3', { type: 'image' }),
+                cust('4', { type: 'colour' }),
+              ],
+              { maxSelections: null },
+            ),
+          ],
+        },
+      ],
     };
-    const check = (id: string, value: string | null | undefined) => codes(evaluate(tree, [{ customisationId: id, value }]).violations);
+    const check = (id: string, value: string | null | undefined) =>
+      codes(evaluate(tree, [{ customisationId: id, value }]).violations);
     for (const id of ['1', '2', '3']) {
       expect(check(id, undefined)).toEqual(['VALUE_REQUIRED']);
       expect(check(id, '   ')).toEqual(['VALUE_REQUIRED']);
@@ -194,10 +289,16 @@ describe('evaluate: examples', () => {
       currency: 'EUR',
       steps: [
         { id: '5', name: 'B', order: 2, required: true, components: [] },
-        { id: '4', name: 'A', order: 1, required: false, components: [
-          comp('41', 2, [cust('411', { type: 'text' })]),
-          comp('40', 2, [cust('401'), cust('402'), cust('403')], { maxSelections: 1 }),
-        ] },
+        {
+          id: '4',
+          name: 'A',
+          order: 1,
+          required: false,
+          components: [
+            comp('41', 2, [cust('411', { type: 'text' })]),
+            comp('40', 2, [cust('401'), cust('402'), cust('403')], { maxSelections: 1 }),
+          ],
+        },
       ],
       rules: [
         { id: '3', kind: 'REQUIRES', customisationId: '401', otherCustomisationId: '411', message: null },
@@ -205,8 +306,16 @@ describe('evaluate: examples', () => {
         { id: '2', kind: 'EXCLUDES', customisationId: '401', otherCustomisationId: '402', message: null },
       ],
     };
-    const r = evaluate(tree, [{ customisationId: '403' }, { customisationId: 'x' }, { customisationId: '402' }, { customisationId: '401' }, { customisationId: '401' }]);
-    expect(r.violations.map((v) => [v.code, v.stepId, v.componentId, v.customisationId, v.otherCustomisationId])).toEqual([
+    const r = evaluate(tree, [
+      { customisationId: '403' },
+      { customisationId: 'x' },
+      { customisationId: '402' },
+      { customisationId: '401' },
+      { customisationId: '401' },
+    ]);
+    expect(
+      r.violations.map((v) => [v.code, v.stepId, v.componentId, v.customisationId, v.otherCustomisationId]),
+    ).toEqual([
       ['UNKNOWN_CUSTOMISATION', null, null, 'x', null],
       ['TOO_MANY_SELECTIONS', '4', '40', null, null],
       ['DUPLICATE_SELECTION', '4', '40', '401', null],
@@ -219,7 +328,12 @@ describe('evaluate: examples', () => {
   });
 
   it('ignores a rule whose ends are not in the tree', () => {
-    const tree = { ...TREE, rules: [{ id: '1', kind: 'EXCLUDES' as const, customisationId: '101', otherCustomisationId: '999', message: null }] };
+    const tree = {
+      ...TREE,
+      rules: [
+        { id: '1', kind: 'EXCLUDES' as const, customisationId: '101', otherCustomisationId: '999', message: null },
+      ],
+    };
     expect(evaluate(tree, [{ customisationId: '201', value: 'a' }]).valid).toBe(true);
   });
 });
@@ -229,10 +343,20 @@ describe('selectionInputErrors', () => {
     const many = (n: number) => Array.from({ length: n }, (_, i) => ({ customisationId: String(i + 1) }));
     expect(MAX_SELECTIONS).toBe(1000);
     expect(selectionInputErrors(many(1000))).toBeNull();
-    expect(selectionInputErrors(many(1001))).toEqual({ selections: ['At most 1000 selections are allowed, got 1001.'] });
-    expect(selectionInputErrors([{ customisationId: '1', value: 'Grüße 😀' }, { customisationId: '2', value: null }])).toBeNull();
+    expect(selectionInputErrors(many(1001))).toEqual({
+      selections: ['At most 1000 selections are allowed, got 1001.'],
+    });
+    expect(
+      selectionInputErrors([
+        { customisationId: '1', value: 'Grüße 😀' },
+        { customisationId: '2', value: null },
+      ]),
+    ).toBeNull();
     for (const bad of ['a\u0000b', '\uD800', 'x\uDC00', '\uFFFE']) {
-      expect(selectionInputErrors([{ customisationId: '1' }, { customisationId: '1', value: bad }]), JSON.stringify(bad)).toEqual({
+      expect(
+        selectionInputErrors([{ customisationId: '1' }, { customisationId: '1', value: bad }]),
+        JSON.stringify(bad),
+      ).toEqual({
         'selections.1.value': ['The value must not contain NUL bytes, unpaired surrogates or non-characters.'],
       });
     }
@@ -268,7 +392,10 @@ const treeArb: fc.Arbitrary<ProductTree> = fc
       }),
       { maxLength: 4 },
     ),
-    ruleSeeds: fc.array(fc.record({ a: fc.nat(), b: fc.nat(), requires: fc.boolean(), message: fc.option(fc.string(), { nil: null }) }), { maxLength: 6 }),
+    ruleSeeds: fc.array(
+      fc.record({ a: fc.nat(), b: fc.nat(), requires: fc.boolean(), message: fc.option(fc.string(), { nil: null }) }),
+      { maxLength: 6 },
+    ),
   })
   .map(({ base, steps, ruleSeeds }) => {
     let next = 1;
@@ -291,7 +418,13 @@ const treeArb: fc.Arbitrary<ProductTree> = fc
           customisations: c.customisations.map((x) => {
             const cid = id();
             allIds.push(cid);
-            return { id: cid, name: `N${cid}`, type: x.type, price: formatCents(x.cents), priceMode: x.replace ? 'REPLACE_BASE' : 'ADD' };
+            return {
+              id: cid,
+              name: `N${cid}`,
+              type: x.type,
+              price: formatCents(x.cents),
+              priceMode: x.replace ? 'REPLACE_BASE' : 'ADD',
+            };
           }),
         })),
       })),
@@ -307,12 +440,19 @@ const treeArb: fc.Arbitrary<ProductTree> = fc
       const key = kind === 'EXCLUDES' ? [kind, ...[a, b].sort()].join() : [kind, a, b].join();
       if (a === b || keys.has(key)) continue;
       keys.add(key);
-      rules.push({ id: String(rules.length + 1), kind, customisationId: a, otherCustomisationId: b, message: seed.message });
+      rules.push({
+        id: String(rules.length + 1),
+        kind,
+        customisationId: a,
+        otherCustomisationId: b,
+        message: seed.message,
+      });
     }
     return { ...tree, rules };
   });
 
-const idsOf = (tree: ProductTree) => tree.steps.flatMap((s) => s.components.flatMap((c) => c.customisations.map((x) => x.id)));
+const idsOf = (tree: ProductTree) =>
+  tree.steps.flatMap((s) => s.components.flatMap((c) => c.customisations.map((x) => x.id)));
 
 const valueArb = fc.oneof(
   fc.constant(undefined),
@@ -328,7 +468,16 @@ const caseArb = treeArb.chain((tree) => {
   const known = ids.length ? fc.constantFrom(...ids) : fc.constant('1');
   return fc
     .record({
-      picks: fc.array(fc.record({ id: fc.oneof({ weight: 5, arbitrary: known }, { weight: 1, arbitrary: fc.constantFrom('0', '1', '99999', 'abc') }), value: valueArb }), { maxLength: 12 }),
+      picks: fc.array(
+        fc.record({
+          id: fc.oneof(
+            { weight: 5, arbitrary: known },
+            { weight: 1, arbitrary: fc.constantFrom('0', '1', '99999', 'abc') },
+          ),
+          value: valueArb,
+        }),
+        { maxLength: 12 },
+      ),
     })
     .map(({ picks }) => {
       // One value per id, so that order cannot decide which value counts.
@@ -344,7 +493,8 @@ const caseArb = treeArb.chain((tree) => {
 /** What SPEC says must be reported, computed the plain way: code and the ids it names. */
 function expectedViolations(tree: ProductTree, selections: readonly Selection[]): string[] {
   const where = new Map<string, { step: string; component: string; c: TreeCustomisation }>();
-  for (const s of tree.steps) for (const k of s.components) for (const c of k.customisations) where.set(c.id, { step: s.id, component: k.id, c });
+  for (const s of tree.steps)
+    for (const k of s.components) for (const c of k.customisations) where.set(c.id, { step: s.id, component: k.id, c });
   const out: string[] = [];
   const counts = new Map<string, number>();
   const first = new Map<string, Selection>();
@@ -355,7 +505,8 @@ function expectedViolations(tree: ProductTree, selections: readonly Selection[])
   const chosen = new Set([...counts.keys()].filter((id) => where.has(id)));
   for (const id of counts.keys()) if (!where.has(id)) out.push(`UNKNOWN_CUSTOMISATION/${id}`);
   for (const id of chosen) if (counts.get(id)! > 1) out.push(`DUPLICATE_SELECTION/${id}`);
-  for (const s of tree.steps) if (s.required && ![...chosen].some((id) => where.get(id)!.step === s.id)) out.push(`STEP_REQUIRED/${s.id}`);
+  for (const s of tree.steps)
+    if (s.required && ![...chosen].some((id) => where.get(id)!.step === s.id)) out.push(`STEP_REQUIRED/${s.id}`);
   for (const s of tree.steps)
     for (const k of s.components) {
       const n = k.customisations.filter((c) => chosen.has(c.id)).length;
@@ -363,8 +514,10 @@ function expectedViolations(tree: ProductTree, selections: readonly Selection[])
       if (k.maxSelections !== null && n > k.maxSelections) out.push(`TOO_MANY_SELECTIONS/${k.id}`);
     }
   for (const r of tree.rules) {
-    if (r.kind === 'REQUIRES' && chosen.has(r.customisationId) && !chosen.has(r.otherCustomisationId)) out.push(`REQUIRES/${r.customisationId}/${r.otherCustomisationId}`);
-    if (r.kind === 'EXCLUDES' && chosen.has(r.customisationId) && chosen.has(r.otherCustomisationId)) out.push(`EXCLUDES/${r.customisationId}/${r.otherCustomisationId}`);
+    if (r.kind === 'REQUIRES' && chosen.has(r.customisationId) && !chosen.has(r.otherCustomisationId))
+      out.push(`REQUIRES/${r.customisationId}/${r.otherCustomisationId}`);
+    if (r.kind === 'EXCLUDES' && chosen.has(r.customisationId) && chosen.has(r.otherCustomisationId))
+      out.push(`EXCLUDES/${r.customisationId}/${r.otherCustomisationId}`);
   }
   for (const id of chosen) {
     const value = (first.get(id)!.value ?? '').trim();
@@ -401,7 +554,9 @@ describe('evaluate: properties', () => {
   it('the same selection in any order gives the same answer, every time', () => {
     fc.assert(
       fc.property(
-        caseArb.chain((c) => fc.shuffledSubarray(c.selections, { minLength: c.selections.length }).map((shuffled) => ({ ...c, shuffled }))),
+        caseArb.chain((c) =>
+          fc.shuffledSubarray(c.selections, { minLength: c.selections.length }).map((shuffled) => ({ ...c, shuffled })),
+        ),
         ({ tree, selections, shuffled }) => {
           const a = evaluate(tree, selections);
           expect(evaluate(tree, shuffled)).toEqual(a);
@@ -418,8 +573,12 @@ describe('evaluate: properties', () => {
     fc.assert(
       fc.property(caseArb, ({ tree, selections }) => {
         const r = evaluate(tree, selections);
-        const known = new Map(tree.steps.flatMap((s) => s.components.flatMap((k) => k.customisations.map((c) => [c.id, c] as const))));
-        const distinct = [...new Set(selections.map((s) => s.customisationId))].filter((id) => known.has(id)).map((id) => known.get(id)!);
+        const known = new Map(
+          tree.steps.flatMap((s) => s.components.flatMap((k) => k.customisations.map((c) => [c.id, c] as const))),
+        );
+        const distinct = [...new Set(selections.map((s) => s.customisationId))]
+          .filter((id) => known.has(id))
+          .map((id) => known.get(id)!);
         // BigInt over the decimal strings: independent of the engine's cents.
         const big = (text: string) => BigInt(text.replace('.', ''));
         const replacing = distinct.filter((c) => c.priceMode === 'REPLACE_BASE');
@@ -453,34 +612,41 @@ describe('evaluate: properties', () => {
 
   it('a selection built to satisfy every bound, rule and value is valid', () => {
     fc.assert(
-      fc.property(treeArb, fc.string({ minLength: 1, maxLength: 20 }).filter((s) => s.trim() !== ''), (tree, text) => {
-        // Plain trees: no rules, no REPLACE_BASE, each component's minimum chosen, required steps satisfiable.
-        const plain: ProductTree = {
-          ...tree,
-          rules: [],
-          steps: tree.steps.map((s) => ({
-            ...s,
-            required: s.required && s.components.some((k) => k.customisations.length > 0 && k.maxSelections !== 0),
-            components: s.components.map((k) => ({
-              ...k,
-              minSelections: Math.min(k.minSelections, k.customisations.length),
-              customisations: k.customisations.map((c) => ({ ...c, priceMode: 'ADD' as const })),
+      fc.property(
+        treeArb,
+        fc.string({ minLength: 1, maxLength: 20 }).filter((s) => s.trim() !== ''),
+        (tree, text) => {
+          // Plain trees: no rules, no REPLACE_BASE, each component's minimum chosen, required steps satisfiable.
+          const plain: ProductTree = {
+            ...tree,
+            rules: [],
+            steps: tree.steps.map((s) => ({
+              ...s,
+              required: s.required && s.components.some((k) => k.customisations.length > 0 && k.maxSelections !== 0),
+              components: s.components.map((k) => ({
+                ...k,
+                minSelections: Math.min(k.minSelections, k.customisations.length),
+                customisations: k.customisations.map((c) => ({ ...c, priceMode: 'ADD' as const })),
+              })),
             })),
-          })),
-        };
-        const selections: Selection[] = [];
-        for (const s of plain.steps) {
-          let picked = 0;
-          for (const k of s.components) {
-            const want = Math.max(k.minSelections, s.required && picked === 0 && k.customisations.length && k.maxSelections !== 0 ? 1 : 0);
-            for (const c of k.customisations.slice(0, want)) selections.push({ customisationId: c.id, value: text });
-            picked += want;
+          };
+          const selections: Selection[] = [];
+          for (const s of plain.steps) {
+            let picked = 0;
+            for (const k of s.components) {
+              const want = Math.max(
+                k.minSelections,
+                s.required && picked === 0 && k.customisations.length && k.maxSelections !== 0 ? 1 : 0,
+              );
+              for (const c of k.customisations.slice(0, want)) selections.push({ customisationId: c.id, value: text });
+              picked += want;
+            }
           }
-        }
-        const r = evaluate(plain, selections);
-        expect(r.violations).toEqual([]);
-        expect(r.valid).toBe(true);
-      }),
+          const r = evaluate(plain, selections);
+          expect(r.violations).toEqual([]);
+          expect(r.valid).toBe(true);
+        },
+      ),
     );
   });
 });

@@ -32,13 +32,17 @@ describe('lockDataDir', () => {
   });
 
   it('takes over a lock left by a process that has exited, or an unreadable one', async () => {
-    const exited = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const exited = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    });
     await fs.writeFile(lockFile(), `${exited.stdout}\n`);
     const release = await lockDataDir(dir);
     expect(await fs.readFile(lockFile(), 'utf8')).toBe(`${process.pid}\n`);
     await release();
 
     await fs.writeFile(lockFile(), 'garbage');
-    await (await lockDataDir(dir))();
+    await (
+      await lockDataDir(dir)
+    )();
   });
 });

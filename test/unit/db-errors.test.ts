@@ -16,8 +16,14 @@ describe('isDatabaseUnavailable', () => {
     ['too many connections', withCode('53300')],
     ['any connection exception (class 08)', withCode('08006')],
     ['a cause chain', new Error('Migration x failed', { cause: withCode('ECONNREFUSED') })],
-    ['a GraphQL originalError', Object.assign(new Error('Unexpected error.'), { originalError: new Error('Connection terminated') })],
-    ['a dual-stack AggregateError', new AggregateError([withCode('ECONNREFUSED'), withCode('ECONNREFUSED')], 'connect failed')],
+    [
+      'a GraphQL originalError',
+      Object.assign(new Error('Unexpected error.'), { originalError: new Error('Connection terminated') }),
+    ],
+    [
+      'a dual-stack AggregateError',
+      new AggregateError([withCode('ECONNREFUSED'), withCode('ECONNREFUSED')], 'connect failed'),
+    ],
   ])('%s means the database is away', (_name, err) => {
     expect(isDatabaseUnavailable(err)).toBe(true);
   });

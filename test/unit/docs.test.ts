@@ -11,7 +11,12 @@ const README = path.join(ROOT, 'README.md');
 const DOCS = path.join(ROOT, 'docs');
 const README_MAX_BYTES = 12 * 1024;
 
-const markdownFiles = [README, ...readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => path.join(DOCS, f))];
+const markdownFiles = [
+  README,
+  ...readdirSync(DOCS)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => path.join(DOCS, f)),
+];
 
 /** The environment variables src/config.ts reads: what loadConfig looks up, plus the UPPER_SNAKE keys its source names. */
 function configVariables(): Set<string> {
@@ -39,10 +44,13 @@ function configVariables(): Set<string> {
   const sources = [path.join(ROOT, 'src/config.ts')];
   const dir = path.join(ROOT, 'src/config');
   if (existsSync(dir) && statSync(dir).isDirectory()) {
-    for (const f of readdirSync(dir, { recursive: true }) as string[]) if (f.endsWith('.ts')) sources.push(path.join(dir, f));
+    for (const f of readdirSync(dir, { recursive: true }) as string[])
+      if (f.endsWith('.ts')) sources.push(path.join(dir, f));
   }
   for (const file of sources.filter((f) => existsSync(f))) {
-    const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+    const text = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/\/\/.*$/gm, '');
     for (const m of text.matchAll(/^\s*(['"]?)([A-Z][A-Z0-9_]*)\1\s*:/gm)) names.add(m[2]!);
     for (const m of text.matchAll(/\b(?:process\.)?env(?:\.([A-Z][A-Z0-9_]*)|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\])/g)) {
       names.add((m[1] ?? m[2])!);
@@ -76,7 +84,9 @@ function anchors(markdown: string): Set<string> {
 
 function relativeLinks(file: string): string[] {
   const links: string[] = [];
-  for (const m of withoutCode(readFileSync(file, 'utf8')).matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
+  for (const m of withoutCode(readFileSync(file, 'utf8')).matchAll(
+    /!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g,
+  )) {
     const target = m[1]!;
     if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // http:, https:, mailto:
     links.push(target);
@@ -110,7 +120,11 @@ describe('documentation', () => {
           broken.push(`${where}: no such file`);
           continue;
         }
-        if (anchor !== undefined && resolved.endsWith('.md') && !anchors(readFileSync(resolved, 'utf8')).has(decodeURIComponent(anchor))) {
+        if (
+          anchor !== undefined &&
+          resolved.endsWith('.md') &&
+          !anchors(readFileSync(resolved, 'utf8')).has(decodeURIComponent(anchor))
+        ) {
           broken.push(`${where}: no such heading`);
         }
       }
@@ -120,13 +134,15 @@ describe('documentation', () => {
 
   it('README.md links every page in docs/', () => {
     const linked = new Set(relativeLinks(README).map((l) => path.resolve(ROOT, l.split('#')[0]!)));
-    const pages = readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => path.join(DOCS, f));
+    const pages = readdirSync(DOCS)
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => path.join(DOCS, f));
     expect(pages.filter((p) => !linked.has(p)).map((p) => path.relative(ROOT, p))).toEqual([]);
   });
 
   it('the anchor rules match GitHub on the headings used here', () => {
-    expect(anchors('## Using every core: `WEB_CONCURRENCY`\n## Abuse findings, before and after\n## A\n## A\n')).toEqual(
-      new Set(['using-every-core-web_concurrency', 'abuse-findings-before-and-after', 'a', 'a-1']),
-    );
+    expect(
+      anchors('## Using every core: `WEB_CONCURRENCY`\n## Abuse findings, before and after\n## A\n## A\n'),
+    ).toEqual(new Set(['using-every-core-web_concurrency', 'abuse-findings-before-and-after', 'a', 'a-1']));
   });
 });

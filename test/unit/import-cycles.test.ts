@@ -27,7 +27,9 @@ function importsOf(file: string): string[] {
   const targets: string[] = [];
   for (const statement of source.statements) {
     const specifier =
-      (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)
+      (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) &&
+      statement.moduleSpecifier &&
+      ts.isStringLiteral(statement.moduleSpecifier)
         ? statement.moduleSpecifier.text
         : undefined;
     if (!specifier?.startsWith('.')) continue;

@@ -21,7 +21,10 @@ function filesUnder(dir: string): string[] {
 /** Every module specifier of a file: static imports, re-exports, import() and require(), resolved to absolute paths. */
 function relativeImports(file: string): string[] {
   const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-  return importedFiles.map((f) => f.fileName).filter((s) => s.startsWith('.')).map((s) => path.resolve(path.dirname(file), s));
+  return importedFiles
+    .map((f) => f.fileName)
+    .filter((s) => s.startsWith('.'))
+    .map((s) => path.resolve(path.dirname(file), s));
 }
 
 /** The module a path lies inside (src/modules/<name>/...), or undefined. */
@@ -31,7 +34,8 @@ function moduleOf(target: string): string | undefined {
   return rel.startsWith('..') || parts.length < 2 ? undefined : parts[0];
 }
 
-const isIndex = (target: string) => path.relative(MODULES, target).split(path.sep).length === 2 && path.basename(target) === 'index.ts';
+const isIndex = (target: string) =>
+  path.relative(MODULES, target).split(path.sep).length === 2 && path.basename(target) === 'index.ts';
 
 /** `file: specifier` for each import that reaches into a module other than `own` past its index.ts. */
 function reachesIn(files: readonly string[], own: (file: string) => string | undefined = () => undefined): string[] {
@@ -47,7 +51,9 @@ function reachesIn(files: readonly string[], own: (file: string) => string | und
 
 describe("a module's index.ts is its one public surface", () => {
   it('sees an import that reaches in (unit tests may: they test a module from inside)', () => {
-    expect(reachesIn([path.join(ROOT, 'test/unit/pagination.test.ts')])).toContain('test/unit/pagination.test.ts: src/modules/catalog/pagination.ts');
+    expect(reachesIn([path.join(ROOT, 'test/unit/pagination.test.ts')])).toContain(
+      'test/unit/pagination.test.ts: src/modules/catalog/pagination.ts',
+    );
   });
 
   it('scripts/, db/seeds/ and test/support/ import from a module only its index.ts', () => {

@@ -24,7 +24,9 @@ describe('cursors', () => {
 
 describe('buildPaginatorInfo', () => {
   it('computes Lighthouse fields from the offset of the page', () => {
-    expect(buildPaginatorInfo({ perPage: 20, total: 45, skipped: 40, count: 5, hasMorePages: false, endCursor: 'c' })).toEqual({
+    expect(
+      buildPaginatorInfo({ perPage: 20, total: 45, skipped: 40, count: 5, hasMorePages: false, endCursor: 'c' }),
+    ).toEqual({
       count: 5,
       currentPage: 3,
       firstItem: 41,
@@ -38,7 +40,9 @@ describe('buildPaginatorInfo', () => {
   });
 
   it('keeps lastPage at least 1 and nulls the item positions and cursor on an empty page', () => {
-    expect(buildPaginatorInfo({ perPage: 10, total: 0, skipped: 0, count: 0, hasMorePages: false, endCursor: 'x' })).toMatchObject({
+    expect(
+      buildPaginatorInfo({ perPage: 10, total: 0, skipped: 0, count: 0, hasMorePages: false, endCursor: 'x' }),
+    ).toMatchObject({
       lastPage: 1,
       currentPage: 1,
       firstItem: null,

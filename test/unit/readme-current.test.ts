@@ -11,7 +11,9 @@ const testing = readFileSync(`${ROOT}/docs/testing.md`, 'utf8');
 
 describe('README.md and docs/', () => {
   it('docs/command-line.md shows db:migrate applying every migration there is, and how many', () => {
-    const names = readdirSync(`${ROOT}/db/migrations`).filter((f) => /\.(ts|js)$/.test(f)).map((f) => f.replace(/\.(ts|js)$/, ''));
+    const names = readdirSync(`${ROOT}/db/migrations`)
+      .filter((f) => /\.(ts|js)$/.test(f))
+      .map((f) => f.replace(/\.(ts|js)$/, ''));
     const start = commandLine.indexOf('## Migrations');
     expect(start).toBeGreaterThanOrEqual(0);
     const sample = commandLine.slice(start);

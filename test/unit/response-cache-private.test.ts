@@ -10,9 +10,19 @@ import type { Session } from '../../src/platform/session.ts';
 
 const schema = createSchema<{ session: Session }>({
   typeDefs: /* GraphQL */ `
-    type Query { shared: String, me: Me, product: Product }
-    type Me { email: String }
-    type Product { id: ID, name: String, viewerHasSaved: Boolean }
+    type Query {
+      shared: String
+      me: Me
+      product: Product
+    }
+    type Me {
+      email: String
+    }
+    type Product {
+      id: ID
+      name: String
+      viewerHasSaved: Boolean
+    }
   `,
   resolvers: {
     Query: {
@@ -20,7 +30,9 @@ const schema = createSchema<{ session: Session }>({
       me: (_: unknown, __: unknown, { session }: { session: Session }) => ({ email: session.user.email }),
       product: () => ({ id: '1', name: 'Desk' }),
     },
-    Product: { viewerHasSaved: (_: unknown, __: unknown, { session }: { session: Session }) => session.user.id === '1' },
+    Product: {
+      viewerHasSaved: (_: unknown, __: unknown, { session }: { session: Session }) => session.user.id === '1',
+    },
   },
 });
 
@@ -37,13 +49,20 @@ function session(id: string): Session {
 function service(publicFields: Record<string, string[]>) {
   const store = createResponseStore({ maxEntries: 100, maxBytes: 1 << 20, ttlMs: 60_000, registry: new Registry() });
   store.setAvailable(true);
-  const yoga = createYoga<{ session: Session }>({ schema, plugins: useSharedResponseCache(store, schema, [publicFields]) });
+  const yoga = createYoga<{ session: Session }>({
+    schema,
+    plugins: useSharedResponseCache(store, schema, [publicFields]),
+  });
   return async (query: string, caller: Session) => {
-    const res = await yoga.fetch('http://localhost/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query }),
-    }, { session: caller });
+    const res = await yoga.fetch(
+      'http://localhost/graphql',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      },
+      { session: caller },
+    );
     return (await res.json()) as { data: any };
   };
 }
@@ -56,7 +75,9 @@ describe('what the shared response cache may share', () => {
 
   it('shares a declared-public answer', async () => {
     await ask('{ shared product { id name } }', alice);
-    expect(await ask('{ shared product { id name } }', bob)).toEqual({ data: { shared: 'same for all', product: { id: '1', name: 'Desk' } } });
+    expect(await ask('{ shared product { id name } }', bob)).toEqual({
+      data: { shared: 'same for all', product: { id: '1', name: 'Desk' } },
+    });
   });
 
   it('never shares a field nobody declared public: each caller gets its own', async () => {

@@ -22,7 +22,12 @@ describe('the schema check', () => {
     // Product's own sku and Customisation's own price, not the input types' fields of the same names.
     const retype = (sdl: string, type: string, from: string, to: string) =>
       sdl.replace(new RegExp(`(type ${type} [^{]*\\{[^}]*?)${from}`), `$1${to}`);
-    const broken = retype(retype(current(), 'Product', '  sku: String!', '  code: String!'), 'Customisation', 'price: Float!', 'price: String!');
+    const broken = retype(
+      retype(current(), 'Product', '  sku: String!', '  code: String!'),
+      'Customisation',
+      'price: Float!',
+      'price: String!',
+    );
     const { breaking, report } = await checkSchema(current(), broken, 'the release');
     expect(report).toContain("BREAKING   Field 'sku' was removed from object type 'Product'");
     expect(report).toMatch(/BREAKING {3}Field 'Customisation.price' changed type from 'Float!' to 'String!'/);
@@ -63,11 +68,15 @@ describe('npm run schema:check', () => {
     expect(code).toBe(0);
   });
 
-  it('exits 1 and prints the change when the baseline has a field the schema dropped', { timeout: 120_000 }, async () => {
-    const baseline = path.join(dir, 'baseline.graphql');
-    fs.writeFileSync(baseline, released().replace('type Product {', 'type Product {\n  colour: String!'));
-    const { code, output } = await schemaCheck('--baseline', baseline);
-    expect(output).toContain("BREAKING   Field 'colour' was removed from object type 'Product'");
-    expect(code).toBe(1);
-  });
+  it(
+    'exits 1 and prints the change when the baseline has a field the schema dropped',
+    { timeout: 120_000 },
+    async () => {
+      const baseline = path.join(dir, 'baseline.graphql');
+      fs.writeFileSync(baseline, released().replace('type Product {', 'type Product {\n  colour: String!'));
+      const { code, output } = await schemaCheck('--baseline', baseline);
+      expect(output).toContain("BREAKING   Field 'colour' was removed from object type 'Product'");
+      expect(code).toBe(1);
+    },
+  );
 });

@@ -22,13 +22,18 @@ describe('text that round-trips', () => {
   });
 
   it('calls invisible-only text empty', () => {
-    for (const s of ['', ' ', '\u200b', '\ufeff\u200d', '\u2060 \u180e', '\u3164']) expect(isInvisibleText(s), JSON.stringify(s)).toBe(true);
+    for (const s of ['', ' ', '\u200b', '\ufeff\u200d', '\u2060 \u180e', '\u3164'])
+      expect(isInvisibleText(s), JSON.stringify(s)).toBe(true);
     for (const s of ['a', '\u200ba', '.', '🪵']) expect(isInvisibleText(s), JSON.stringify(s)).toBe(false);
   });
 
   it('finds every bad string of a JSON value by path, member names included', () => {
     const value = { a: ['ok', 'x\0'], b: { c: '\ud800', 'k\uffff': 1 }, d: 3 };
-    expect(findForbiddenText(value).map((p) => p.join('.')).sort()).toEqual(['a.1', 'b.c', 'b.k\uffff']);
+    expect(
+      findForbiddenText(value)
+        .map((p) => p.join('.'))
+        .sort(),
+    ).toEqual(['a.1', 'b.c', 'b.k\uffff']);
     expect(findForbiddenText(value, 1)).toHaveLength(1);
     expect(attributeOf(['input', 'steps', '0', 'name'])).toBe('name');
     expect(attributeOf(['expires_at'])).toBe('expires at');

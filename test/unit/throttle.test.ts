@@ -30,15 +30,45 @@ describe('throttleVerdict', () => {
   const keys = { account: 'login:x', ip: 'ip:1.2.3.4' };
   const limits = { maxAttempts: 5, maxAttemptsPerIp: 20 };
   it('allows up to each limit and reports the longest wait beyond', () => {
-    expect(throttleVerdict([{ key: keys.account, hits: 5, retry_after: 9 }, { key: keys.ip, hits: 20, retry_after: 9 }], keys, limits)).toBeNull();
-    expect(throttleVerdict([{ key: keys.account, hits: 6, retry_after: 9 }, { key: keys.ip, hits: 6, retry_after: 40 }], keys, limits)).toBe(9);
-    expect(throttleVerdict([{ key: keys.account, hits: 6, retry_after: 9 }, { key: keys.ip, hits: 21, retry_after: 40 }], keys, limits)).toBe(40);
+    expect(
+      throttleVerdict(
+        [
+          { key: keys.account, hits: 5, retry_after: 9 },
+          { key: keys.ip, hits: 20, retry_after: 9 },
+        ],
+        keys,
+        limits,
+      ),
+    ).toBeNull();
+    expect(
+      throttleVerdict(
+        [
+          { key: keys.account, hits: 6, retry_after: 9 },
+          { key: keys.ip, hits: 6, retry_after: 40 },
+        ],
+        keys,
+        limits,
+      ),
+    ).toBe(9);
+    expect(
+      throttleVerdict(
+        [
+          { key: keys.account, hits: 6, retry_after: 9 },
+          { key: keys.ip, hits: 21, retry_after: 40 },
+        ],
+        keys,
+        limits,
+      ),
+    ).toBe(40);
   });
 });
 
 describe('clientIp', () => {
   const req = (remoteAddress: string, xff?: string[]) =>
-    ({ socket: { remoteAddress }, headersDistinct: xff ? { 'x-forwarded-for': xff } : {} }) as unknown as IncomingMessage;
+    ({
+      socket: { remoteAddress },
+      headersDistinct: xff ? { 'x-forwarded-for': xff } : {},
+    }) as unknown as IncomingMessage;
 
   it('ignores X-Forwarded-For unless proxies are trusted', () => {
     expect(clientIp(req('10.0.0.1', ['1.1.1.1']), 0)).toBe('10.0.0.1');

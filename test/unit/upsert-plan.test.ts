@@ -25,7 +25,14 @@ const same = (): ProductValues => ({
   name: 'P',
   sku: 'S',
   steps: [
-    { name: 'Size', order: 1, components: [{ name: 'Top', position: 1, customisations: [] }, { name: 'Legs', position: 1, customisations: [] }] },
+    {
+      name: 'Size',
+      order: 1,
+      components: [
+        { name: 'Top', position: 1, customisations: [] },
+        { name: 'Legs', position: 1, customisations: [] },
+      ],
+    },
     {
       name: 'Colour',
       order: 2,
@@ -63,7 +70,10 @@ describe('planUpsert', () => {
 
   it('matches by id first, so a step can change its order', () => {
     const values = same();
-    values.steps = [{ ...values.steps[1]!, id: '2', order: 1 }, { ...values.steps[0]!, id: '1', order: 2 }];
+    values.steps = [
+      { ...values.steps[1]!, id: '2', order: 1 },
+      { ...values.steps[0]!, id: '1', order: 2 },
+    ];
     const plan = planUpsert('9', stored, values);
     expect(plan.updates.steps).toEqual([
       { id: '2', name: 'Colour', order: 1 },
@@ -74,12 +84,18 @@ describe('planUpsert', () => {
 
   it('creates unmatched inputs with their subtrees and refuses stored ids inside them', () => {
     const values = same();
-    values.steps.push({ name: 'New', order: 3, components: [{ id: '12', name: 'Stolen', position: 1, customisations: [] }] });
+    values.steps.push({
+      name: 'New',
+      order: 3,
+      components: [{ id: '12', name: 'Stolen', position: 1, customisations: [] }],
+    });
     expect(() => planUpsert('9', stored, values)).toThrow(ValidationFailed);
     try {
       planUpsert('9', stored, values);
     } catch (err) {
-      expect((err as ValidationFailed).errors).toEqual({ 'input.steps.2.components.0.id': ['The selected id is invalid.'] });
+      expect((err as ValidationFailed).errors).toEqual({
+        'input.steps.2.components.0.id': ['The selected id is invalid.'],
+      });
     }
     values.steps[2]!.components[0]!.id = undefined;
     expect(planUpsert('9', stored, values).inserts.steps).toHaveLength(1);

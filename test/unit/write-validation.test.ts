@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { ValidationFailed } from '../../src/platform/errors.ts';
 import { checkChanges, checkProduct, customisationRules } from '../../src/modules/catalog/writes/validation.ts';
 
-const limits = { maxSteps: 2, maxComponentsPerStep: 2, maxCustomisationsPerComponent: 2, maxComponentsPerProduct: 3, maxCustomisationsPerProduct: 5 };
+const limits = {
+  maxSteps: 2,
+  maxComponentsPerStep: 2,
+  maxCustomisationsPerComponent: 2,
+  maxComponentsPerProduct: 3,
+  maxCustomisationsPerProduct: 5,
+};
 const errorsOf = (run: () => unknown) => {
   try {
     run();
@@ -16,7 +22,17 @@ const errorsOf = (run: () => unknown) => {
 describe('catalogue input rules', () => {
   it('normalises what it accepts: trimmed names, prices as two-decimal text', () => {
     const values = checkProduct(
-      { name: '  Desk ', sku: 'D-1', steps: [{ name: ' s ', order: 0, components: [{ name: 'c', position: 0, customisations: [{ name: 'x', type: 't', price: 0.1 }] }] }] },
+      {
+        name: '  Desk ',
+        sku: 'D-1',
+        steps: [
+          {
+            name: ' s ',
+            order: 0,
+            components: [{ name: 'c', position: 0, customisations: [{ name: 'x', type: 't', price: 0.1 }] }],
+          },
+        ],
+      },
       limits,
     );
     expect(values.name).toBe('Desk');
@@ -33,15 +49,26 @@ describe('catalogue input rules', () => {
 
   it('uses the configured limits', () => {
     const steps = [0, 1, 2].map((order) => ({ name: 's', order }));
-    expect(errorsOf(() => checkProduct({ name: 'n', sku: 's', steps }, limits))).toEqual({ 'input.steps': ['The steps must not have more than 2 items.'] });
+    expect(errorsOf(() => checkProduct({ name: 'n', sku: 's', steps }, limits))).toEqual({
+      'input.steps': ['The steps must not have more than 2 items.'],
+    });
   });
 
   it('bounds the product in all: the totals are checked before the rows', () => {
-    const component = (n: number) => ({ name: 'c', position: 0, customisations: Array.from({ length: n }, () => ({ name: 'x', type: 't', price: 1 })) });
+    const component = (n: number) => ({
+      name: 'c',
+      position: 0,
+      customisations: Array.from({ length: n }, () => ({ name: 'x', type: 't', price: 1 })),
+    });
     const step = (order: number, ...sizes: number[]) => ({ name: 's', order, components: sizes.map(component) });
     expect(() => checkProduct({ name: 'n', sku: 's', steps: [step(0, 2, 2), step(1, 1)] }, limits)).not.toThrow();
-    expect(errorsOf(() => checkProduct({ name: 'n', sku: 's', steps: [step(0, 2, 2), step(1, 1, 1)] }, limits))).toEqual({
-      'input.steps': ['A product may have at most 3 components in all; this would make 4.', 'A product may have at most 5 customisations in all; this would make 6.'],
+    expect(
+      errorsOf(() => checkProduct({ name: 'n', sku: 's', steps: [step(0, 2, 2), step(1, 1, 1)] }, limits)),
+    ).toEqual({
+      'input.steps': [
+        'A product may have at most 3 components in all; this would make 4.',
+        'A product may have at most 5 customisations in all; this would make 6.',
+      ],
     });
   });
 

@@ -26,7 +26,8 @@ export function useCompiledExecution(logger: Logger): Plugin {
             // One compiled query per document, whichever operation it was compiled for: a document of several
             // operations runs on graphql-js, so B never gets the answer compiled for A.
             enableIf: (args) => singleOperation(args.document),
-            onError: (result) => logger.error({ errors: result.errors?.map((e) => e.message) }, 'graphql-jit could not compile'),
+            onError: (result) =>
+              logger.error({ errors: result.errors?.map((e) => e.message) }, 'graphql-jit could not compile'),
           },
         ) as Plugin,
       );

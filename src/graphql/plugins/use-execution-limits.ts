@@ -29,12 +29,17 @@ export function useExecutionLimits(config: ExecutionLimitsConfig): Plugin<{ requ
       const federation = rootFields(operation.selectionSet, fragments).filter(isFederationField);
       if (federation.length > 0) {
         if (!isGateway(args.contextValue.request.headers.get(GATEWAY_SECRET_HEADER))) {
-          return setResultAndStopExecution({ errors: [forbiddenError('Only the federation gateway may query _entities and _service.')] });
+          return setResultAndStopExecution({
+            errors: [forbiddenError('Only the federation gateway may query _entities and _service.')],
+          });
         }
         const entities = args.schema.getQueryType()?.getFields()['_entities'];
         let representations = 0;
         for (const node of federation) {
-          const list = entities && node.name.value === '_entities' ? argumentsOf(entities, node, variables)?.['representations'] : undefined;
+          const list =
+            entities && node.name.value === '_entities'
+              ? argumentsOf(entities, node, variables)?.['representations']
+              : undefined;
           if (Array.isArray(list)) representations += list.length;
         }
         if (representations > config.federation.maxRepresentations) {
@@ -46,7 +51,9 @@ export function useExecutionLimits(config: ExecutionLimitsConfig): Plugin<{ requ
       }
       const cost = operationCost(args.schema, fragments, operation, variables, config.graphql.maxPageSize);
       if (cost > config.graphql.maxCost) {
-        return setResultAndStopExecution({ errors: [validationError(`Query cost limit of ${config.graphql.maxCost} exceeded, found ${cost}.`)] });
+        return setResultAndStopExecution({
+          errors: [validationError(`Query cost limit of ${config.graphql.maxCost} exceeded, found ${cost}.`)],
+        });
       }
       // An answer over its size bound (found by the resolvers, AnswerTooLarge) is refused whole: one
       // error, no data, 400; the partial answer and its other errors (one per list that hit it) are dropped.

@@ -25,7 +25,9 @@ export type LimitsConfig = Pick<Config['graphql'], 'maxDepth' | 'maxTokens' | 'm
 const knownOperationTypesRule: ValidationRule = (context): ASTVisitor => ({
   OperationDefinition(node) {
     if (!context.getSchema().getRootType(node.operation)) {
-      context.reportError(new GraphQLError(`This service does not support ${node.operation} operations.`, { nodes: node }));
+      context.reportError(
+        new GraphQLError(`This service does not support ${node.operation} operations.`, { nodes: node }),
+      );
     }
   },
 });
@@ -35,7 +37,11 @@ const reservedNamesRule: ValidationRule = (context): ASTVisitor => {
   const check = (node: { name?: { value: string } | undefined }) => {
     const name = node.name?.value;
     if (name?.startsWith('__')) {
-      context.reportError(new GraphQLError(`Names beginning with "__" are reserved for introspection: "${name}".`, { nodes: node as never }));
+      context.reportError(
+        new GraphQLError(`Names beginning with "__" are reserved for introspection: "${name}".`, {
+          nodes: node as never,
+        }),
+      );
     }
   };
   return { OperationDefinition: check, FragmentDefinition: check };

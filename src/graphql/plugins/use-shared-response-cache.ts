@@ -11,8 +11,15 @@ import { useOriginalDocument } from './use-original-document.ts';
  * per-caller field added later is private until a module says otherwise. The query root itself
  * holds no data: its fields decide.
  */
-export function privateCoordinates(schema: GraphQLSchema, publicFields: readonly PublicFields[]): Record<string, number> {
-  const allowed = new Set(publicFields.flatMap((fields) => Object.entries(fields).flatMap(([type, names]) => names.map((n) => `${type}.${n}`))));
+export function privateCoordinates(
+  schema: GraphQLSchema,
+  publicFields: readonly PublicFields[],
+): Record<string, number> {
+  const allowed = new Set(
+    publicFields.flatMap((fields) =>
+      Object.entries(fields).flatMap(([type, names]) => names.map((n) => `${type}.${n}`)),
+    ),
+  );
   const queryType = schema.getQueryType()?.name;
   const ttls: Record<string, number> = { 'Query.__schema': 0, 'Query.__type': 0 };
   for (const type of Object.values(schema.getTypeMap())) {
@@ -31,7 +38,11 @@ export function privateCoordinates(schema: GraphQLSchema, publicFields: readonly
  * was (refusals carry errors and are never stored). Mutations are never stored and empty this
  * instance's store when they finish, so a writer reads its own write before the notification is back.
  */
-export function useSharedResponseCache(store: ResponseStore, schema: GraphQLSchema, publicFields: readonly PublicFields[]): Plugin[] {
+export function useSharedResponseCache(
+  store: ResponseStore,
+  schema: GraphQLSchema,
+  publicFields: readonly PublicFields[],
+): Plugin[] {
   const ttlPerSchemaCoordinate = privateCoordinates(schema, publicFields);
   return [
     useOriginalDocument(),

@@ -47,7 +47,10 @@ function locate(
 ): Finding | undefined {
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
-      const def = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[selection.name.value] : undefined;
+      const def =
+        parent && (isObjectType(parent) || isInterfaceType(parent))
+          ? parent.getFields()[selection.name.value]
+          : undefined;
       if (!def) continue;
       const args = argumentsOf(def, selection, variables);
       const paths = args ? findForbiddenText(args) : [];
@@ -69,7 +72,14 @@ function locate(
       const fragment = fragments.get(name);
       if (!fragment || seen.has(name)) continue;
       seen.add(name);
-      const inner = locate(schema, fragments, fragment.selectionSet, schema.getType(fragment.typeCondition.name.value), variables, seen);
+      const inner = locate(
+        schema,
+        fragments,
+        fragment.selectionSet,
+        schema.getType(fragment.typeCondition.name.value),
+        variables,
+        seen,
+      );
       if (inner) return inner;
     }
   }
@@ -92,9 +102,14 @@ export function useTextInputs(): Plugin {
       const operation = getOperationAST(args.document, args.operationName);
       let finding: Finding | undefined;
       if (operation) {
-        const coerced = getVariableValues(args.schema, operation.variableDefinitions ?? [], (args.variableValues ?? {}) as Record<string, unknown>);
+        const coerced = getVariableValues(
+          args.schema,
+          operation.variableDefinitions ?? [],
+          (args.variableValues ?? {}) as Record<string, unknown>,
+        );
         const root = args.schema.getRootType(operation.operation) ?? undefined;
-        if (!coerced.errors) finding = locate(args.schema, fragmentsOf(args.document), operation.selectionSet, root, coerced.coerced);
+        if (!coerced.errors)
+          finding = locate(args.schema, fragmentsOf(args.document), operation.selectionSet, root, coerced.coerced);
       }
       const error = finding
         ? createGraphQLError(`Validation failed for the field [${finding.field.name.value}].`, {

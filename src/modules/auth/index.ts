@@ -45,19 +45,38 @@ export const authModule = {
   settings: (config) => ({ ...config.auth, tokenCache: config.caches.token }),
   create({ db, config, logger, registry, abilities, changes }) {
     const cache =
-      changes && config.tokenCache.maxEntries > 0 ? createTokenCache({ ...config.tokenCache, feed: changes, registry }) : undefined;
+      changes && config.tokenCache.maxEntries > 0
+        ? createTokenCache({ ...config.tokenCache, feed: changes, registry })
+        : undefined;
     const service = createAuthService({ db, config, logger, onRevoke: cache?.clear });
     // Made now, so that the first unknown email a server sees is not the slow one (a CLI command need not wait for it).
     void getDummyHash();
     for (const [name, help, pick] of [
-      ['auth_password_hashing_running', 'Logins and password hashes running (at most PASSWORD_HASH_CONCURRENCY).', 'running'],
+      [
+        'auth_password_hashing_running',
+        'Logins and password hashes running (at most PASSWORD_HASH_CONCURRENCY).',
+        'running',
+      ],
       ['auth_password_hashing_waiting', 'Logins waiting for a hashing slot (at most PASSWORD_HASH_QUEUE).', 'waiting'],
     ] as const) {
-      new Gauge({ name, help, registers: [registry], collect() { this.set(service.hashing()[pick]); } });
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(service.hashing()[pick]);
+        },
+      });
     }
     return {
       service,
-      authenticate: createAuthenticator({ db, lifetimeMinutes: config.tokens.expirationMinutes, logger, abilities, cache }),
+      authenticate: createAuthenticator({
+        db,
+        lifetimeMinutes: config.tokens.expirationMinutes,
+        logger,
+        abilities,
+        cache,
+      }),
       routes: createAuthRoutes(service, registry, abilities),
       graphqlContext: () => createAuthRequest(db),
     };

@@ -82,7 +82,17 @@ export async function updatePasswordHash(db: AuthDb, userId: string, passwordHas
     .execute();
 }
 
-const TOKEN_COLUMNS = ['id', 'user_id', 'name', 'created_at', 'last_used_at', 'expires_at', 'abilities', 'parent_id', 'kind'] as const;
+const TOKEN_COLUMNS = [
+  'id',
+  'user_id',
+  'name',
+  'created_at',
+  'last_used_at',
+  'expires_at',
+  'abilities',
+  'parent_id',
+  'kind',
+] as const;
 
 export async function insertToken(
   db: AuthDb,
@@ -133,7 +143,12 @@ export async function countTokens(db: AuthDb, userId: string, kind: TokenKind): 
 
 /** KEY SHARE: a revocation of this token waits for the caller's transaction, then takes its new child along. */
 export async function findTokenKind(db: AuthDb, tokenId: string): Promise<TokenKind | undefined> {
-  const row = await db.selectFrom('personal_access_tokens').select('kind').where('id', '=', tokenId).forKeyShare().executeTakeFirst();
+  const row = await db
+    .selectFrom('personal_access_tokens')
+    .select('kind')
+    .where('id', '=', tokenId)
+    .forKeyShare()
+    .executeTakeFirst();
   return row?.kind;
 }
 
@@ -212,11 +227,25 @@ export async function deleteTokenOwnedBy(
   return query.returning(['user_id']).executeTakeFirst();
 }
 
-export async function findTokens(db: AuthDb, filter: { userId?: string } = {}): Promise<(TokenRow & { email: string })[]> {
+export async function findTokens(
+  db: AuthDb,
+  filter: { userId?: string } = {},
+): Promise<(TokenRow & { email: string })[]> {
   let query = db
     .selectFrom('personal_access_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
-    .select(['t.id', 't.user_id', 't.name', 't.created_at', 't.last_used_at', 't.expires_at', 't.abilities', 't.parent_id', 't.kind', 'u.email'])
+    .select([
+      't.id',
+      't.user_id',
+      't.name',
+      't.created_at',
+      't.last_used_at',
+      't.expires_at',
+      't.abilities',
+      't.parent_id',
+      't.kind',
+      'u.email',
+    ])
     .orderBy('t.id');
   if (filter.userId !== undefined) query = query.where('t.user_id', '=', filter.userId);
   return query.execute();
@@ -264,7 +293,11 @@ const THROTTLE_SWEEP_BATCH = 100;
  * Atomic, in fixed windows from a bucket's first hit. The same statement sweeps other expired buckets (SKIP LOCKED:
  * logins never wait on each other's sweep); times come from the database's clock, so skewed instances share a window.
  */
-export async function hitLoginThrottle(db: AuthDb, keys: readonly string[], decaySeconds: number): Promise<ThrottleHit[]> {
+export async function hitLoginThrottle(
+  db: AuthDb,
+  keys: readonly string[],
+  decaySeconds: number,
+): Promise<ThrottleHit[]> {
   const keyList = sql.join(keys.map((k) => sql`${k}`));
   const rows = keys.map((k) => sql`(${k}, 1, now() + ${decaySeconds}::int * interval '1 second')`);
   const result = await sql<ThrottleHit>`

@@ -5,7 +5,16 @@ import { readObjectBody } from '../../http/body.ts';
 import { httpErrorOf, sendJson } from '../../http/respond.ts';
 import type { Route, RouteContext } from '../../http/router.ts';
 import { isDatabaseUnavailable } from '../../platform/db-errors.ts';
-import { Forbidden, HttpError, NO_STORE, NotFound, TooManyRequests, Unavailable, ValidationFailed, type FieldErrors } from '../../platform/errors.ts';
+import {
+  Forbidden,
+  HttpError,
+  NO_STORE,
+  NotFound,
+  TooManyRequests,
+  Unavailable,
+  ValidationFailed,
+  type FieldErrors,
+} from '../../platform/errors.ts';
 import { parseRowId } from '../../platform/ids.ts';
 import type { Ability, Session, SessionUser } from '../../platform/session.ts';
 import type { AuthService, TokenSummary } from './service.ts';
@@ -73,14 +82,17 @@ function presentToken(token: TokenSummary) {
 
 const loginSchema = z.object({
   email: z
-    .string({ error: (i) => (i.input === undefined ? 'The email field is required.' : 'The email field must be a string.') })
+    .string({
+      error: (i) => (i.input === undefined ? 'The email field is required.' : 'The email field must be a string.'),
+    })
     .trim()
     .min(1, { error: 'The email field is required.' })
     .max(254, { error: 'The email field must not be greater than 254 characters.' })
     .pipe(z.email({ error: 'The email field must be a valid email address.' })),
   password: z
     .string({
-      error: (i) => (i.input === undefined ? 'The password field is required.' : 'The password field must be a string.'),
+      error: (i) =>
+        i.input === undefined ? 'The password field is required.' : 'The password field must be a string.',
     })
     .min(1, { error: 'The password field is required.' })
     .refine((p) => Buffer.byteLength(p, 'utf8') <= MAX_PASSWORD_BYTES, {
@@ -93,16 +105,21 @@ export function tokenSchema(declared: readonly Ability[]) {
   const names = ['*', ...declared.map((a) => a.name)];
   return z.object({
     name: z
-      .string({ error: (i) => (i.input === undefined ? 'The name field is required.' : 'The name field must be a string.') })
+      .string({
+        error: (i) => (i.input === undefined ? 'The name field is required.' : 'The name field must be a string.'),
+      })
       .trim()
       // Empty, or nothing a reader would see (zero-width spaces…): the same as no name.
       .refine((name) => !isInvisibleText(name), { error: 'The name field is required.', abort: true })
       .max(255, { error: 'The name field must not be greater than 255 characters.' })
       .refine((name) => !hasForbiddenText(name), { error: forbiddenTextMessage('name') }),
     abilities: z
-      .array(z.string().refine((a) => names.includes(a), { error: `Each ability must be one of: ${names.join(', ')}.` }), {
-        error: 'The abilities field must be a list of strings.',
-      })
+      .array(
+        z.string().refine((a) => names.includes(a), { error: `Each ability must be one of: ${names.join(', ')}.` }),
+        {
+          error: 'The abilities field must be a list of strings.',
+        },
+      )
       .refine((list) => list.length <= names.length * 2, { error: 'The abilities field has too many items.' })
       .optional(),
     expires_at: z
@@ -192,7 +209,14 @@ export function createAuthRoutes(auth: AuthService, registry: Registry, abilitie
         const parsed = newToken.safeParse(await readObjectBody(req, REST_BODY_LIMIT));
         if (!parsed.success) throw validationError(parsed.error.issues);
         const { name, abilities: asked, expires_at: expiresAt } = parsed.data;
-        const { token, summary } = await auth.createToken({ owner: session!.user, caller: session!, name, abilities: asked, expiresAt, ip });
+        const { token, summary } = await auth.createToken({
+          owner: session!.user,
+          caller: session!,
+          name,
+          abilities: asked,
+          expiresAt,
+          ip,
+        });
         const { current: _current, last_used_at: _unused, ...shown } = presentToken(summary);
         sendJson(res, 201, { success: true, data: { token, ...shown } }, NO_STORE);
       },

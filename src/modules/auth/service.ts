@@ -52,7 +52,9 @@ export interface TokenListing extends TokenSummary {
 
 /** The user holds MAX_TOKENS_PER_USER created tokens already: a 422 on `tokens`. */
 const tokenLimitReached = (limit: number) =>
-  new ValidationFailed({ tokens: [`A user may hold at most ${limit} created tokens (login tokens aside). Revoke one first.`] });
+  new ValidationFailed({
+    tokens: [`A user may hold at most ${limit} created tokens (login tokens aside). Revoke one first.`],
+  });
 
 /** A refusal for load carries no information about the account; one second is a fair first retry. */
 const BUSY_RETRY_AFTER_SECONDS = 1;
@@ -125,12 +127,21 @@ export function createAuthService(deps: {
   async function issueToken(userId: string, name: string): Promise<string> {
     const secret = generateSecret(config.tokens.prefix);
     const { row, evicted } = await db.transaction().execute(async (trx) => {
-      const inserted = await insertToken(trx, { userId, name, tokenHash: hashSecret(secret), expiresAt: null, kind: 'login' });
+      const inserted = await insertToken(trx, {
+        userId,
+        name,
+        tokenHash: hashSecret(secret),
+        expiresAt: null,
+        kind: 'login',
+      });
       return { row: inserted, evicted: await deleteOldestLoginTokens(trx, userId, config.tokens.maxLoginPerUser) };
     });
     if (evicted > 0) {
       onRevoke();
-      logger.info({ event: 'token.login-evicted', userId, count: evicted, limit: config.tokens.maxLoginPerUser }, 'oldest login tokens revoked');
+      logger.info(
+        { event: 'token.login-evicted', userId, count: evicted, limit: config.tokens.maxLoginPerUser },
+        'oldest login tokens revoked',
+      );
     }
     return formatBearerToken(String(row.id), secret);
   }
@@ -217,7 +228,10 @@ export function createAuthService(deps: {
       ip?: string;
     }): Promise<{ token: string; summary: TokenSummary }> {
       const abilities = [...new Set(input.abilities ?? input.caller.abilities)];
-      if (!input.caller.abilities.includes('*') && abilities.some((a) => a === '*' || !input.caller.abilities.includes(a))) {
+      if (
+        !input.caller.abilities.includes('*') &&
+        abilities.some((a) => a === '*' || !input.caller.abilities.includes(a))
+      ) {
         throw new Forbidden(); // a token may not grant more than the one that asks for it
       }
       const expiries = [input.expiresAt, input.caller.expiresAt].filter((d): d is Date => d instanceof Date);

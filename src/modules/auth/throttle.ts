@@ -40,7 +40,11 @@ export function throttleKeys(email: string, ip: string): ThrottleKeys {
 }
 
 /** Null when the attempt may go ahead; otherwise the seconds until the fullest bucket reopens. */
-export function throttleVerdict(hits: readonly ThrottleHit[], keys: ThrottleKeys, limits: ThrottleLimits): number | null {
+export function throttleVerdict(
+  hits: readonly ThrottleHit[],
+  keys: ThrottleKeys,
+  limits: ThrottleLimits,
+): number | null {
   let retryAfter: number | null = null;
   for (const hit of hits) {
     const limit = hit.key === keys.account ? limits.maxAttempts : limits.maxAttemptsPerIp;

@@ -20,14 +20,32 @@ export interface TokenCache {
   clear(): void;
 }
 
-export function createTokenCache(options: { maxEntries: number; ttlMs: number; feed: ChangeFeed; registry: Registry }): TokenCache {
+export function createTokenCache(options: {
+  maxEntries: number;
+  ttlMs: number;
+  feed: ChangeFeed;
+  registry: Registry;
+}): TokenCache {
   const { feed, registry } = options;
-  const hits = new Counter({ name: 'auth_token_cache_hits_total', help: 'Requests authenticated from the token cache.', registers: [registry] });
-  const misses = new Counter({ name: 'auth_token_cache_misses_total', help: 'Token lookups made while the token cache was available.', registers: [registry] });
+  const hits = new Counter({
+    name: 'auth_token_cache_hits_total',
+    help: 'Requests authenticated from the token cache.',
+    registers: [registry],
+  });
+  const misses = new Counter({
+    name: 'auth_token_cache_misses_total',
+    help: 'Token lookups made while the token cache was available.',
+    registers: [registry],
+  });
   const rows = new LRUCache<string, TokenWithUserRow>({ max: options.maxEntries, ttl: options.ttlMs });
-  new Gauge({ name: 'auth_token_cache_entries', help: 'Verified tokens held by the token cache.', registers: [registry], collect() {
-    this.set(rows.size);
-  } });
+  new Gauge({
+    name: 'auth_token_cache_entries',
+    help: 'Verified tokens held by the token cache.',
+    registers: [registry],
+    collect() {
+      this.set(rows.size);
+    },
+  });
 
   let generation = 0;
   const clear = () => {

@@ -49,8 +49,12 @@ export function secretMatchesHash(secret: string, storedHash: string): boolean {
 // How long a token lives: authentication checks it on every request, the service shows it in listings.
 
 /** When a token stops working: its own expires_at or the instance lifetime, whichever is sooner; null: never. */
-export function tokenExpiry(token: { created_at: Date; expires_at: Date | null }, lifetimeMinutes: number | undefined): Date | null {
-  const lifetimeEnd = lifetimeMinutes === undefined ? null : new Date(token.created_at.getTime() + lifetimeMinutes * 60_000);
+export function tokenExpiry(
+  token: { created_at: Date; expires_at: Date | null },
+  lifetimeMinutes: number | undefined,
+): Date | null {
+  const lifetimeEnd =
+    lifetimeMinutes === undefined ? null : new Date(token.created_at.getTime() + lifetimeMinutes * 60_000);
   if (!token.expires_at) return lifetimeEnd;
   if (!lifetimeEnd) return token.expires_at;
   return token.expires_at < lifetimeEnd ? token.expires_at : lifetimeEnd;
@@ -68,7 +72,8 @@ export function chainExpiries(
     const token = byId.get(id)!;
     const own = tokenExpiry(token, lifetimeMinutes);
     // parent_id < id: ids ascending visit parents first, so this recursion is at most one level deep in practice.
-    const parent = token.parent_id !== null && byId.has(String(token.parent_id)) ? endOf(String(token.parent_id)) : null;
+    const parent =
+      token.parent_id !== null && byId.has(String(token.parent_id)) ? endOf(String(token.parent_id)) : null;
     const end = !parent ? own : !own || parent < own ? parent : own;
     ends.set(id, end);
     return end;

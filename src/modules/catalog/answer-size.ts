@@ -13,12 +13,19 @@ type Fragments = Record<string, FragmentDefinitionNode>;
 /** Fields selected per item at each level below the field (steps, components, customisations): the cost is their dot product with the counts. */
 const weightsCache = new WeakMap<FieldNode, number[]>();
 
-function addWeights(set: SelectionSetNode | undefined, level: number, fragments: Fragments, weights: number[], seen: Set<string>): void {
+function addWeights(
+  set: SelectionSetNode | undefined,
+  level: number,
+  fragments: Fragments,
+  weights: number[],
+  seen: Set<string>,
+): void {
   if (!set || level >= weights.length) return;
   for (const selection of set.selections) {
     if (selection.kind === Kind.FIELD) {
       weights[level]! += 1;
-      if (selection.name.value === CHILD_LIST[level]) addWeights(selection.selectionSet, level + 1, fragments, weights, seen);
+      if (selection.name.value === CHILD_LIST[level])
+        addWeights(selection.selectionSet, level + 1, fragments, weights, seen);
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       addWeights(selection.selectionSet, level, fragments, weights, seen);
     } else if (!seen.has(selection.name.value)) {

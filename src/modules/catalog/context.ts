@@ -11,7 +11,9 @@ import { createProduct, upsertProduct, type WriteContext } from './writes/servic
 
 const WRITES = { createProduct, upsertProduct, ...operations };
 type Writes = typeof WRITES;
-type Bound = { [K in keyof Writes]: Writes[K] extends (ctx: WriteContext, ...args: infer A) => infer R ? (...args: A) => R : never };
+type Bound = {
+  [K in keyof Writes]: Writes[K] extends (ctx: WriteContext, ...args: infer A) => infer R ? (...args: A) => R : never;
+};
 
 /** The catalog's part of a request's GraphQL context: loaders are new for every request. */
 export interface CatalogRequest {

@@ -10,8 +10,21 @@ export { insertProductTrees, type NewProductTree } from './writes/repository.ts'
 // What the configurations module needs of the catalogue: today's tree, checked and priced.
 export type { CatalogRequest } from './context.ts';
 export type { ProductParent } from './mappers.ts';
-export { configureProduct, money, priceBreakdownParent, type Configured, type MoneyParent, type PriceBreakdownParent } from './configure/service.ts';
-export { selectionInputErrors, type Choice, type PriceMode, type Selection, type Violation } from './configure/engine.ts';
+export {
+  configureProduct,
+  money,
+  priceBreakdownParent,
+  type Configured,
+  type MoneyParent,
+  type PriceBreakdownParent,
+} from './configure/service.ts';
+export {
+  selectionInputErrors,
+  type Choice,
+  type PriceMode,
+  type Selection,
+  type Violation,
+} from './configure/engine.ts';
 // The pure rules engine, for measure:configure's engine-only figures.
 export { evaluate, MAX_SELECTIONS, type ProductTree, type TreeRule } from './configure/engine.ts';
 // The command line's: the catalogue's export and import (admin catalog:*), its cursors and loaders (scripts/bench, measure-*).
@@ -29,7 +42,11 @@ export const catalogModule = {
   name: 'catalog',
   abilities: [
     { name: CATALOG_READ, description: 'Read products and their trees (every query).' },
-    { name: CATALOG_WRITE, description: 'Create, change and delete products and their trees (every mutation).', adminOnly: true },
+    {
+      name: CATALOG_WRITE,
+      description: 'Create, change and delete products and their trees (every mutation).',
+      adminOnly: true,
+    },
   ],
   graphql: {
     schemaDir: fileURLToPath(new URL('../../../schema/catalog', import.meta.url)),
@@ -40,10 +57,29 @@ export const catalogModule = {
       // writes, rules included, empty the cache.
       Query: ['products', 'product', 'configure'],
       ProductPaginator: ['data', 'paginatorInfo'],
-      PaginatorInfo: ['count', 'currentPage', 'firstItem', 'hasMorePages', 'lastItem', 'lastPage', 'perPage', 'total', 'endCursor'],
+      PaginatorInfo: [
+        'count',
+        'currentPage',
+        'firstItem',
+        'hasMorePages',
+        'lastItem',
+        'lastPage',
+        'perPage',
+        'total',
+        'endCursor',
+      ],
       Product: ['id', 'name', 'sku', 'steps', 'createdAt', 'updatedAt', 'basePrice', 'currency', 'rules'],
       Step: ['id', 'name', 'order', 'components', 'createdAt', 'updatedAt', 'required'],
-      Component: ['id', 'name', 'position', 'customisations', 'createdAt', 'updatedAt', 'minSelections', 'maxSelections'],
+      Component: [
+        'id',
+        'name',
+        'position',
+        'customisations',
+        'createdAt',
+        'updatedAt',
+        'minSelections',
+        'maxSelections',
+      ],
       Customisation: ['id', 'name', 'type', 'price', 'createdAt', 'updatedAt', 'priceMode'],
       ConfigurationRule: ['id', 'kind', 'customisation', 'other', 'message'],
       ConfigurationCheck: ['product', 'valid', 'violations', 'price'],
@@ -69,6 +105,12 @@ export const catalogModule = {
       },
     },
   },
-  settings: ({ catalog, graphql }) => ({ ...catalog, maxPageSize: graphql.maxPageSize, maxAnswerFields: graphql.maxAnswerFields }),
-  create: ({ db, config, logger }) => ({ graphqlContext: () => ({ catalog: createCatalogRequest(db, config, logger) }) }),
+  settings: ({ catalog, graphql }) => ({
+    ...catalog,
+    maxPageSize: graphql.maxPageSize,
+    maxAnswerFields: graphql.maxAnswerFields,
+  }),
+  create: ({ db, config, logger }) => ({
+    graphqlContext: () => ({ catalog: createCatalogRequest(db, config, logger) }),
+  }),
 } satisfies Module<CatalogTables, CatalogSettings>;

@@ -1,6 +1,12 @@
 import DataLoader from 'dataloader';
 import type { CatalogDb } from './tables.ts';
-import type { ComponentParent, ConfigurationRuleParent, CustomisationParent, ProductParent, StepParent } from './mappers.ts';
+import type {
+  ComponentParent,
+  ConfigurationRuleParent,
+  CustomisationParent,
+  ProductParent,
+  StepParent,
+} from './mappers.ts';
 import {
   findComponentsByIds,
   findComponentsByStepIds,
@@ -31,9 +37,7 @@ export function createCatalogLoaders(db: CatalogDb) {
     productsById: new DataLoader<string, ProductParent | null>(async (ids) =>
       rowsById(ids, await findProductsByIds(db, ids)),
     ),
-    stepsById: new DataLoader<string, StepParent | null>(async (ids) =>
-      rowsById(ids, await findStepsByIds(db, ids)),
-    ),
+    stepsById: new DataLoader<string, StepParent | null>(async (ids) => rowsById(ids, await findStepsByIds(db, ids))),
     componentsById: new DataLoader<string, ComponentParent | null>(async (ids) =>
       rowsById(ids, await findComponentsByIds(db, ids)),
     ),

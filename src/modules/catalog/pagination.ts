@@ -44,7 +44,10 @@ const COUNTED_FIELDS = new Set(['currentPage', 'firstItem', 'lastItem', 'lastPag
 
 /** Looks through fragments; directives are ignored: a field under @skip only costs the counts. */
 export function selectsPaginatorCounts(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>): boolean {
-  const any = (set: SelectionSetNode | undefined, test: (name: string, sub: SelectionSetNode | undefined) => boolean): boolean =>
+  const any = (
+    set: SelectionSetNode | undefined,
+    test: (name: string, sub: SelectionSetNode | undefined) => boolean,
+  ): boolean =>
     (set?.selections ?? []).some((s) => {
       if (s.kind === Kind.FIELD) return test(s.name.value, s.selectionSet);
       if (s.kind === Kind.INLINE_FRAGMENT) return any(s.selectionSet, test);
@@ -52,7 +55,7 @@ export function selectsPaginatorCounts(info: Pick<GraphQLResolveInfo, 'fieldNode
       return fragment ? any(fragment.selectionSet, test) : true;
     });
   return info.fieldNodes.some((node) =>
-    any(node.selectionSet, (name, sub) => name === 'paginatorInfo' && any(sub, (field) => COUNTED_FIELDS.has(field)))
+    any(node.selectionSet, (name, sub) => name === 'paginatorInfo' && any(sub, (field) => COUNTED_FIELDS.has(field))),
   );
 }
 

@@ -1,7 +1,13 @@
 import { sql } from 'kysely';
 import type { CatalogDb } from './tables.ts';
 import { preparedQuery } from '../../platform/prepared.ts';
-import type { ComponentParent, ConfigurationRuleParent, CustomisationParent, ProductParent, StepParent } from './mappers.ts';
+import type {
+  ComponentParent,
+  ConfigurationRuleParent,
+  CustomisationParent,
+  ProductParent,
+  StepParent,
+} from './mappers.ts';
 
 // Reads return rows shaped as GraphQL parents: ids and parent keys cast to text, prices to float8, so pg parses
 // nothing and no mapper copies a row. float8 is exact: numeric(12,2) has at most 12 significant digits, and
@@ -121,8 +127,26 @@ export const productColumns = [
   customisationCount,
 ] as const;
 export const stepColumns = [idText, productIdText, 'name', 'order', 'required', createdAtMs, updatedAtMs] as const;
-export const componentColumns = [idText, stepIdText, 'name', 'position', minSelections, maxSelections, createdAtMs, updatedAtMs] as const;
-export const customisationColumns = [idText, componentIdText, 'name', 'type', priceFloat, priceMode, createdAtMs, updatedAtMs] as const;
+export const componentColumns = [
+  idText,
+  stepIdText,
+  'name',
+  'position',
+  minSelections,
+  maxSelections,
+  createdAtMs,
+  updatedAtMs,
+] as const;
+export const customisationColumns = [
+  idText,
+  componentIdText,
+  'name',
+  'type',
+  priceFloat,
+  priceMode,
+  createdAtMs,
+  updatedAtMs,
+] as const;
 const ruleColumns = [
   idText,
   productIdText,
@@ -147,7 +171,12 @@ const customisationsByIds = preparedQuery<CustomisationRow>('catalog_customisati
   db.selectFrom('customisations').select(customisationColumns).where(anyOf('id')),
 );
 const stepsByProductIds = preparedQuery<StepRow>('catalog_steps_by_product_ids', (db: CatalogDb) =>
-  db.selectFrom('steps').select(stepColumns).where(anyOf('product_id')).orderBy('steps.product_id').orderBy('steps.order'),
+  db
+    .selectFrom('steps')
+    .select(stepColumns)
+    .where(anyOf('product_id'))
+    .orderBy('steps.product_id')
+    .orderBy('steps.order'),
 );
 const componentsByStepIds = preparedQuery<ComponentRow>('catalog_components_by_step_ids', (db: CatalogDb) =>
   db
@@ -158,13 +187,15 @@ const componentsByStepIds = preparedQuery<ComponentRow>('catalog_components_by_s
     .orderBy('components.position')
     .orderBy('components.id'),
 );
-const customisationsByComponentIds = preparedQuery<CustomisationRow>('catalog_customisations_by_component_ids', (db: CatalogDb) =>
-  db
-    .selectFrom('customisations')
-    .select(customisationColumns)
-    .where(anyOf('component_id'))
-    .orderBy('customisations.component_id')
-    .orderBy('customisations.id'),
+const customisationsByComponentIds = preparedQuery<CustomisationRow>(
+  'catalog_customisations_by_component_ids',
+  (db: CatalogDb) =>
+    db
+      .selectFrom('customisations')
+      .select(customisationColumns)
+      .where(anyOf('component_id'))
+      .orderBy('customisations.component_id')
+      .orderBy('customisations.id'),
 );
 
 const rulesByProductIds = preparedQuery<RuleRow>('catalog_rules_by_product_ids', (db: CatalogDb) =>
@@ -179,13 +210,17 @@ const rulesByProductIds = preparedQuery<RuleRow>('catalog_rules_by_product_ids',
 export const findProductsByIds = (db: CatalogDb, ids: readonly string[]) => productsByIds.execute(db, [ids]);
 export const findStepsByIds = (db: CatalogDb, ids: readonly string[]) => stepsByIds.execute(db, [ids]);
 export const findComponentsByIds = (db: CatalogDb, ids: readonly string[]) => componentsByIds.execute(db, [ids]);
-export const findCustomisationsByIds = (db: CatalogDb, ids: readonly string[]) => customisationsByIds.execute(db, [ids]);
-export const findStepsByProductIds = (db: CatalogDb, productIds: readonly string[]) => stepsByProductIds.execute(db, [productIds]);
-export const findComponentsByStepIds = (db: CatalogDb, stepIds: readonly string[]) => componentsByStepIds.execute(db, [stepIds]);
+export const findCustomisationsByIds = (db: CatalogDb, ids: readonly string[]) =>
+  customisationsByIds.execute(db, [ids]);
+export const findStepsByProductIds = (db: CatalogDb, productIds: readonly string[]) =>
+  stepsByProductIds.execute(db, [productIds]);
+export const findComponentsByStepIds = (db: CatalogDb, stepIds: readonly string[]) =>
+  componentsByStepIds.execute(db, [stepIds]);
 export const findCustomisationsByComponentIds = (db: CatalogDb, componentIds: readonly string[]) =>
   customisationsByComponentIds.execute(db, [componentIds]);
 
-export const findRulesByProductIds = (db: CatalogDb, productIds: readonly string[]) => rulesByProductIds.execute(db, [productIds]);
+export const findRulesByProductIds = (db: CatalogDb, productIds: readonly string[]) =>
+  rulesByProductIds.execute(db, [productIds]);
 
 export async function countProducts(db: CatalogDb): Promise<number> {
   const row = await db

@@ -31,7 +31,11 @@ export const catalogResolvers: Resolvers = {
     // The product's counts price its whole tree here, before a row of it is read (answer-size.ts).
     steps: async (product, _, ctx, info) => {
       const [perStep, perComponent, perCustomisation] = selectionWeights(info.fieldNodes, info.fragments, 3);
-      ctx.catalog.answer.charge(perStep! * product.stepCount + perComponent! * product.componentCount + perCustomisation! * product.customisationCount);
+      ctx.catalog.answer.charge(
+        perStep! * product.stepCount +
+          perComponent! * product.componentCount +
+          perCustomisation! * product.customisationCount,
+      );
       const steps = await ctx.catalog.loaders.stepsByProductId.load(product.id);
       ctx.catalog.answer.markPaid(steps);
       return steps;
@@ -65,7 +69,8 @@ export const catalogResolvers: Resolvers = {
     __resolveReference: (ref, ctx) => byId(ctx.catalog.loaders.componentsById, ref.id),
     customisations: async (component, _, ctx, info) => {
       const customisations = await ctx.catalog.loaders.customisationsByComponentId.load(component.id);
-      if (!ctx.catalog.answer.isPaid(component)) ctx.catalog.answer.charge(selectionWeights(info.fieldNodes, info.fragments, 1)[0]! * customisations.length);
+      if (!ctx.catalog.answer.isPaid(component))
+        ctx.catalog.answer.charge(selectionWeights(info.fieldNodes, info.fragments, 1)[0]! * customisations.length);
       return customisations;
     },
   },
@@ -87,7 +92,9 @@ export const catalogResolvers: Resolvers = {
     createCustomisation: (_, a, ctx) => ctx.catalog.writes(ctx.session).createCustomisation(a.componentId, a.input),
     updateCustomisation: (_, a, ctx) => ctx.catalog.writes(ctx.session).updateCustomisation(a.id, a.input),
     deleteCustomisation: (_, a, ctx) => ctx.catalog.writes(ctx.session).deleteCustomisation(a.id, a.expectedUpdatedAt),
-    reorderSteps: (_, a, ctx) => ctx.catalog.writes(ctx.session).reorderSteps(a.productId, a.stepIds, a.expectedUpdatedAt),
-    reorderComponents: (_, a, ctx) => ctx.catalog.writes(ctx.session).reorderComponents(a.stepId, a.componentIds, a.expectedUpdatedAt),
+    reorderSteps: (_, a, ctx) =>
+      ctx.catalog.writes(ctx.session).reorderSteps(a.productId, a.stepIds, a.expectedUpdatedAt),
+    reorderComponents: (_, a, ctx) =>
+      ctx.catalog.writes(ctx.session).reorderComponents(a.stepId, a.componentIds, a.expectedUpdatedAt),
   },
 };

@@ -26,7 +26,9 @@ export async function getProductPage(
   const { first } = args;
   if (first > maxPageSize) {
     // Lighthouse's wording, which clients of the original service may match on.
-    throw new BadInput(`Maximum number of ${maxPageSize} requested items exceeded, got ${first}. Fetch smaller chunks.`);
+    throw new BadInput(
+      `Maximum number of ${maxPageSize} requested items exceeded, got ${first}. Fetch smaller chunks.`,
+    );
   }
   if (first < 1) {
     throw new BadInput(`Requested page size must be at least 1, got ${first}.`);

@@ -16,7 +16,9 @@ export const CONFIGURATIONS_WRITE = 'configurations:write';
  */
 export const configurationsModule = {
   name: 'configurations',
-  abilities: [{ name: CONFIGURATIONS_WRITE, description: 'Save configurations (saveConfiguration; with catalog:read).' }],
+  abilities: [
+    { name: CONFIGURATIONS_WRITE, description: 'Save configurations (saveConfiguration; with catalog:read).' },
+  ],
   graphql: <GraphQLModule>{
     schemaDir: fileURLToPath(new URL('../../../schema/configurations', import.meta.url)),
     resolvers: configurationResolvers,

@@ -38,8 +38,15 @@ const columns = [
   epochMs('created_at').as('createdAt'),
 ] as const;
 
-export async function findConfigurationsByIds(db: ConfigurationDb, ids: readonly string[]): Promise<ConfigurationRow[]> {
-  return (await db.selectFrom('configurations').select(columns).where('id', '=', sql<string>`ANY(${ids}::text[])`).execute());
+export async function findConfigurationsByIds(
+  db: ConfigurationDb,
+  ids: readonly string[],
+): Promise<ConfigurationRow[]> {
+  return await db
+    .selectFrom('configurations')
+    .select(columns)
+    .where('id', '=', sql<string>`ANY(${ids}::text[])`)
+    .execute();
 }
 
 // Any 32-bit number names this lock space; the second key is the user's.

@@ -17,7 +17,11 @@ export interface ConfigurationsRequest {
   current: WeakMap<ConfigurationRow, Promise<Configured | null>>;
 }
 
-export function createConfigurationsRequest(db: ConfigurationDb, logger: Logger, savesPerMinute: number): ConfigurationsRequest {
+export function createConfigurationsRequest(
+  db: ConfigurationDb,
+  logger: Logger,
+  savesPerMinute: number,
+): ConfigurationsRequest {
   return {
     db,
     logger,
@@ -32,7 +36,8 @@ export function createConfigurationsRequest(db: ConfigurationDb, logger: Logger,
 
 type Context = GraphQLContext & { catalog: CatalogRequest; configurations: ConfigurationsRequest };
 
-const byId = (id: string, ctx: Context) => (isConfigurationId(id) ? ctx.configurations.configurationsById.load(id) : null);
+const byId = (id: string, ctx: Context) =>
+  isConfigurationId(id) ? ctx.configurations.configurationsById.load(id) : null;
 
 /** The saved choices checked and priced against today's catalogue, once per configuration and request. */
 function current(row: ConfigurationRow, ctx: Context): Promise<Configured | null> {
@@ -46,7 +51,12 @@ function current(row: ConfigurationRow, ctx: Context): Promise<Configured | null
 }
 
 const snapshotLines = (row: ConfigurationRow) =>
-  row.selections.map((s) => ({ customisationId: s.customisationId, name: s.name, mode: s.mode, amount: money(s.amountCents, row.currency) }));
+  row.selections.map((s) => ({
+    customisationId: s.customisationId,
+    name: s.name,
+    mode: s.mode,
+    amount: money(s.amountCents, row.currency),
+  }));
 
 export const configurationResolvers = {
   Query: {
@@ -55,7 +65,13 @@ export const configurationResolvers = {
   Mutation: {
     saveConfiguration: (_: unknown, args: { productId: string; selections: Selection[] }, ctx: Context) =>
       saveConfiguration(
-        { db: ctx.configurations.db, logger: ctx.configurations.logger, catalog: ctx.catalog, session: ctx.session, savesPerMinute: ctx.configurations.savesPerMinute },
+        {
+          db: ctx.configurations.db,
+          logger: ctx.configurations.logger,
+          catalog: ctx.catalog,
+          session: ctx.session,
+          savesPerMinute: ctx.configurations.savesPerMinute,
+        },
         args.productId,
         args.selections,
       ),
@@ -68,7 +84,13 @@ export const configurationResolvers = {
     __resolveReference: (ref: { id: string }, ctx: Context) => byId(ref.id, ctx),
     product: (row: ConfigurationRow, _: unknown, ctx: Context) => ctx.catalog.loaders.productsById.load(row.productId),
     selections: (row: ConfigurationRow) =>
-      row.selections.map((s) => ({ customisationId: s.customisationId, name: s.name, value: s.value, mode: s.mode, price: money(s.amountCents, row.currency) })),
+      row.selections.map((s) => ({
+        customisationId: s.customisationId,
+        name: s.name,
+        value: s.value,
+        mode: s.mode,
+        price: money(s.amountCents, row.currency),
+      })),
     price: (row: ConfigurationRow) => ({
       base: money(row.baseCents, row.currency),
       lines: snapshotLines(row),
@@ -80,11 +102,17 @@ export const configurationResolvers = {
       const { price } = now.evaluation;
       return {
         base: money(price.baseCents, price.currency),
-        lines: price.lines.map((l) => ({ customisationId: l.customisationId, name: l.name, mode: l.mode, amount: money(l.amountCents, price.currency) })),
+        lines: price.lines.map((l) => ({
+          customisationId: l.customisationId,
+          name: l.name,
+          mode: l.mode,
+          amount: money(l.amountCents, price.currency),
+        })),
         total: money(price.totalCents, price.currency),
       };
     },
-    valid: async (row: ConfigurationRow, _: unknown, ctx: Context) => (await current(row, ctx))?.evaluation.valid ?? false,
+    valid: async (row: ConfigurationRow, _: unknown, ctx: Context) =>
+      (await current(row, ctx))?.evaluation.valid ?? false,
     changedSince: async (row: ConfigurationRow, _: unknown, ctx: Context) => {
       const product = await ctx.catalog.loaders.productsById.load(row.productId);
       return !product || product.updatedAt > row.productUpdatedAt;

@@ -15,12 +15,18 @@ export interface SaveContext {
 }
 
 /** Checks the selection against today's catalogue and stores it with its price; refuses any violation. */
-export async function saveConfiguration(ctx: SaveContext, productId: string, selections: readonly Selection[]): Promise<ConfigurationRow> {
+export async function saveConfiguration(
+  ctx: SaveContext,
+  productId: string,
+  selections: readonly Selection[],
+): Promise<ConfigurationRow> {
   const configured = await configureProduct(ctx.catalog.loaders, productId, selections);
   if (!configured) throw new NotFound(`No product with id "${productId}".`);
   const { product, evaluation } = configured;
   if (!evaluation.valid) {
-    throw new BadInput('The selection breaks the rules of the product; see extensions.violations.', { violations: evaluation.violations });
+    throw new BadInput('The selection breaks the rules of the product; see extensions.violations.', {
+      violations: evaluation.violations,
+    });
   }
   for (let attempt = 0; attempt < 3; attempt++) {
     const id = newConfigurationId();
@@ -31,7 +37,13 @@ export async function saveConfiguration(ctx: SaveContext, productId: string, sel
         productId: product.id,
         userId: ctx.session.user.id,
         tokenId: ctx.session.tokenId,
-        selections: evaluation.choices.map(({ customisationId, name, value, mode, amountCents }) => ({ customisationId, name, value, mode, amountCents })),
+        selections: evaluation.choices.map(({ customisationId, name, value, mode, amountCents }) => ({
+          customisationId,
+          name,
+          value,
+          mode,
+          amountCents,
+        })),
         baseCents: evaluation.price.baseCents,
         totalCents: evaluation.price.totalCents,
         currency: evaluation.price.currency,
@@ -46,7 +58,13 @@ export async function saveConfiguration(ctx: SaveContext, productId: string, sel
     if (outcome.inserted) {
       // Never the selection's values: they are the customer's own text.
       ctx.logger.info(
-        { userId: ctx.session.user.id, tokenId: ctx.session.tokenId, operation: 'saveConfiguration', configurationId: id, productId: product.id },
+        {
+          userId: ctx.session.user.id,
+          tokenId: ctx.session.tokenId,
+          operation: 'saveConfiguration',
+          configurationId: id,
+          productId: product.id,
+        },
         'configuration saved',
       );
       return outcome.inserted;
@@ -55,9 +73,17 @@ export async function saveConfiguration(ctx: SaveContext, productId: string, sel
   throw new Error('No free configuration id after 3 attempts');
 }
 
-export async function removeConfiguration(db: ConfigurationDb, logger: Logger, session: Session, id: string): Promise<ConfigurationRow> {
+export async function removeConfiguration(
+  db: ConfigurationDb,
+  logger: Logger,
+  session: Session,
+  id: string,
+): Promise<ConfigurationRow> {
   const row = await deleteConfiguration(db, id);
   if (!row) throw new NotFound(`No configuration with id "${id}".`);
-  logger.info({ userId: session.user.id, tokenId: session.tokenId, operation: 'deleteConfiguration', configurationId: id }, 'configuration deleted');
+  logger.info(
+    { userId: session.user.id, tokenId: session.tokenId, operation: 'deleteConfiguration', configurationId: id },
+    'configuration deleted',
+  );
   return row;
 }

@@ -4,7 +4,9 @@ const DECIMAL = /^-?\d+\.\d{2}$/;
 
 function decimal(value: unknown): string {
   if (typeof value === 'string' && DECIMAL.test(value)) return value;
-  throw new GraphQLError(`Decimal must be a string with exactly two decimals, such as "1234.50"; got ${JSON.stringify(value)}.`);
+  throw new GraphQLError(
+    `Decimal must be a string with exactly two decimals, such as "1234.50"; got ${JSON.stringify(value)}.`,
+  );
 }
 
 /** `Decimal`'s behaviour alone (the description stays the SDL's): money formatted in cents, never a float. */

@@ -174,7 +174,12 @@ export function evaluate(tree: ProductTree, selections: readonly Selection[]): E
   const picks = [...chosen.values()].sort((a, b) => a.place.rank - b.place.rank);
 
   const found: Sortable[] = [];
-  const at = (code: ViolationCode, message: string, place: Partial<Place> & { step: TreeStep; stepRank: number }, extra: Partial<Sortable> = {}) =>
+  const at = (
+    code: ViolationCode,
+    message: string,
+    place: Partial<Place> & { step: TreeStep; stepRank: number },
+    extra: Partial<Sortable> = {},
+  ) =>
     found.push({
       code,
       message,
@@ -189,7 +194,8 @@ export function evaluate(tree: ProductTree, selections: readonly Selection[]): E
     });
 
   for (const { place, times } of picks) {
-    if (times > 1) at('DUPLICATE_SELECTION', `"${place.customisation.name}" is chosen ${times} times; it counts once.`, place);
+    if (times > 1)
+      at('DUPLICATE_SELECTION', `"${place.customisation.name}" is chosen ${times} times; it counts once.`, place);
   }
 
   steps.forEach((step, stepRank) => {
@@ -202,10 +208,18 @@ export function evaluate(tree: ProductTree, selections: readonly Selection[]): E
     const n = picks.filter((p) => p.place.component === component).length;
     const place = { step, stepRank, component, componentRank };
     if (n < component.minSelections) {
-      at('TOO_FEW_SELECTIONS', `Component "${component.name}" needs at least ${component.minSelections} choice(s); ${n} chosen.`, place);
+      at(
+        'TOO_FEW_SELECTIONS',
+        `Component "${component.name}" needs at least ${component.minSelections} choice(s); ${n} chosen.`,
+        place,
+      );
     }
     if (component.maxSelections !== null && n > component.maxSelections) {
-      at('TOO_MANY_SELECTIONS', `Component "${component.name}" allows at most ${component.maxSelections} choice(s); ${n} chosen.`, place);
+      at(
+        'TOO_MANY_SELECTIONS',
+        `Component "${component.name}" allows at most ${component.maxSelections} choice(s); ${n} chosen.`,
+        place,
+      );
     }
   }
 
@@ -242,10 +256,15 @@ export function evaluate(tree: ProductTree, selections: readonly Selection[]): E
   const replacing = picks.filter((p) => p.place.customisation.priceMode === 'REPLACE_BASE');
   for (const { place } of replacing.slice(1)) {
     const first = replacing[0]!.place.customisation;
-    at('BASE_PRICE_CONFLICT', `"${place.customisation.name}" replaces the base price, as "${first.name}" already does: choose one of them.`, place, {
-      otherCustomisationId: first.id,
-      otherRank: replacing[0]!.place.rank,
-    });
+    at(
+      'BASE_PRICE_CONFLICT',
+      `"${place.customisation.name}" replaces the base price, as "${first.name}" already does: choose one of them.`,
+      place,
+      {
+        otherCustomisationId: first.id,
+        otherRank: replacing[0]!.place.rank,
+      },
+    );
   }
 
   const unknownViolations: Violation[] = [...unknown].sort(compareStrings).map((id) => ({
@@ -289,7 +308,12 @@ export function evaluate(tree: ProductTree, selections: readonly Selection[]): E
     price: {
       currency: tree.currency,
       baseCents,
-      lines: choices.map(({ customisationId, name, mode, amountCents }) => ({ customisationId, name, mode, amountCents })),
+      lines: choices.map(({ customisationId, name, mode, amountCents }) => ({
+        customisationId,
+        name,
+        mode,
+        amountCents,
+      })),
       totalCents,
     },
     choices,
@@ -298,7 +322,8 @@ export function evaluate(tree: ProductTree, selections: readonly Selection[]): E
 
 // NUL, an unpaired surrogate, or a Unicode non-character: text no customer means, and that jsonb refuses.
 // eslint-disable-next-line no-control-regex -- NUL is the point of this pattern
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|[\uFDD0-\uFDEF\uFFFE\uFFFF]/u;
+const UNSTORABLE =
+  /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|[\uFDD0-\uFDEF\uFFFE\uFFFF]/u;
 
 /**
  * What makes a selection input unusable rather than merely invalid (bad input, not a violation):
@@ -312,7 +337,9 @@ export function selectionInputErrors(selections: readonly Selection[]): Record<s
   const errors: Record<string, string[]> = {};
   selections.forEach((s, i) => {
     if (typeof s.value === 'string' && UNSTORABLE.test(s.value)) {
-      errors[`selections.${i}.value`] = ['The value must not contain NUL bytes, unpaired surrogates or non-characters.'];
+      errors[`selections.${i}.value`] = [
+        'The value must not contain NUL bytes, unpaired surrogates or non-characters.',
+      ];
     }
   });
   return Object.keys(errors).length ? errors : null;

@@ -2,7 +2,15 @@ import { ValidationFailed } from '../../../platform/errors.ts';
 import { parseRowId } from '../../../platform/ids.ts';
 import type { CatalogLoaders } from '../loaders.ts';
 import type { ProductParent } from '../mappers.ts';
-import { evaluate, selectionInputErrors, type Evaluation, type PriceBreakdown, type ProductTree, type Selection, type Violation } from './engine.ts';
+import {
+  evaluate,
+  selectionInputErrors,
+  type Evaluation,
+  type PriceBreakdown,
+  type ProductTree,
+  type Selection,
+  type Violation,
+} from './engine.ts';
 import { centsFromFloat, formatCents } from './money.ts';
 
 // The shell around the pure engine: a product's tree comes through the request's loaders (one
@@ -41,19 +49,32 @@ export const money = (cents: number, currency: string): MoneyParent => ({ amount
 export function priceBreakdownParent(price: PriceBreakdown): PriceBreakdownParent {
   return {
     base: money(price.baseCents, price.currency),
-    lines: price.lines.map((l) => ({ customisationId: l.customisationId, name: l.name, mode: l.mode, amount: money(l.amountCents, price.currency) })),
+    lines: price.lines.map((l) => ({
+      customisationId: l.customisationId,
+      name: l.name,
+      mode: l.mode,
+      amount: money(l.amountCents, price.currency),
+    })),
     total: money(price.totalCents, price.currency),
   };
 }
 
 /** The product's whole tree and rules, or null when there is no such product. */
-export async function loadProductTree(loaders: CatalogLoaders, productId: string): Promise<{ product: ProductParent; tree: ProductTree } | null> {
+export async function loadProductTree(
+  loaders: CatalogLoaders,
+  productId: string,
+): Promise<{ product: ProductParent; tree: ProductTree } | null> {
   const id = parseRowId(productId);
   const product = id === null ? null : await loaders.productsById.load(id);
   if (!product) return null;
-  const [steps, rules] = await Promise.all([loaders.stepsByProductId.load(product.id), loaders.rulesByProductId.load(product.id)]);
+  const [steps, rules] = await Promise.all([
+    loaders.stepsByProductId.load(product.id),
+    loaders.rulesByProductId.load(product.id),
+  ]);
   const components = await Promise.all(steps.map((s) => loaders.componentsByStepId.load(s.id)));
-  const customisations = await Promise.all(components.map((list) => Promise.all(list.map((c) => loaders.customisationsByComponentId.load(c.id)))));
+  const customisations = await Promise.all(
+    components.map((list) => Promise.all(list.map((c) => loaders.customisationsByComponentId.load(c.id)))),
+  );
   const tree: ProductTree = {
     basePrice: formatCents(centsFromFloat(product.basePrice)),
     currency: product.currency,
@@ -72,7 +93,13 @@ export async function loadProductTree(loaders: CatalogLoaders, productId: string
         customisations: customisations[i]![j]!.map((c) => {
           // A price line's `customisation` then costs no statement.
           loaders.customisationsById.prime(c.id, c);
-          return { id: c.id, name: c.name, type: c.type, price: formatCents(centsFromFloat(c.price)), priceMode: c.priceMode };
+          return {
+            id: c.id,
+            name: c.name,
+            type: c.type,
+            price: formatCents(centsFromFloat(c.price)),
+            priceMode: c.priceMode,
+          };
         }),
       })),
     })),
@@ -81,7 +108,11 @@ export async function loadProductTree(loaders: CatalogLoaders, productId: string
 }
 
 /** Checks and prices a selection against today's catalogue; null when the product does not exist. */
-export async function configureProduct(loaders: CatalogLoaders, productId: string, selections: readonly Selection[]): Promise<Configured | null> {
+export async function configureProduct(
+  loaders: CatalogLoaders,
+  productId: string,
+  selections: readonly Selection[],
+): Promise<Configured | null> {
   const errors = selectionInputErrors(selections);
   if (errors) throw new ValidationFailed(errors);
   const loaded = await loadProductTree(loaders, productId);
@@ -90,5 +121,10 @@ export async function configureProduct(loaders: CatalogLoaders, productId: strin
 }
 
 export function configurationCheckParent({ product, evaluation }: Configured): ConfigurationCheckParent {
-  return { product, valid: evaluation.valid, violations: evaluation.violations, price: priceBreakdownParent(evaluation.price) };
+  return {
+    product,
+    valid: evaluation.valid,
+    violations: evaluation.violations,
+    price: priceBreakdownParent(evaluation.price),
+  };
 }

@@ -26,7 +26,11 @@ import {
 type Versioned<T> = T & { expectedUpdatedAt?: Date | null };
 type Changes<T> = { [K in keyof T]?: T[K] | null };
 
-export const updateProduct = (ctx: WriteContext, id: string, input: Versioned<Changes<{ name: string; sku: string }>>) => {
+export const updateProduct = (
+  ctx: WriteContext,
+  id: string,
+  input: Versioned<Changes<{ name: string; sku: string }>>,
+) => {
   const changes = checkChanges(input, productRules) as { name?: string; sku?: string };
   return transact(ctx, 'updateProduct', { sku: 'input.sku' }, async (trx) => {
     const { target } = await lockVersion(trx, 'product', id, input.expectedUpdatedAt);
@@ -46,10 +50,18 @@ export const deleteProduct = (ctx: WriteContext, id: string, expectedUpdatedAt?:
  * whole-product write would: every product stays one that an upsert (and so an import) can write back.
  * Checked after the product is locked, so concurrent creates count each other's rows.
  */
-function assertFits(ctx: WriteContext, stored: TreeSize, added: TreeSize, siblings?: { count: number; max: number; kind: string; parent: string }) {
+function assertFits(
+  ctx: WriteContext,
+  stored: TreeSize,
+  added: TreeSize,
+  siblings?: { count: number; max: number; kind: string; parent: string },
+) {
   const c = new Checker();
   if (siblings && siblings.count >= siblings.max) {
-    c.fail('input', `A ${siblings.parent} may have at most ${siblings.max} ${siblings.kind}; it has ${siblings.count}.`);
+    c.fail(
+      'input',
+      `A ${siblings.parent} may have at most ${siblings.max} ${siblings.kind}; it has ${siblings.count}.`,
+    );
   }
   checkTotals(c, 'input', stored, added, ctx.limits);
   c.done();
@@ -65,7 +77,11 @@ export const createStep = (ctx: WriteContext, productId: string, input: Versione
   });
 };
 
-export const updateStep = (ctx: WriteContext, id: string, input: Versioned<Changes<{ name: string; order: number }>>) => {
+export const updateStep = (
+  ctx: WriteContext,
+  id: string,
+  input: Versioned<Changes<{ name: string; order: number }>>,
+) => {
   const changes = checkChanges(input, stepRules) as { name?: string; order?: number };
   return transact(ctx, 'updateStep', { order: 'input.order' }, async (trx) => {
     const { id: productId, target } = await lockVersion(trx, 'step', id, input.expectedUpdatedAt);
@@ -85,13 +101,25 @@ export const createComponent = (ctx: WriteContext, stepId: string, input: Versio
   return transact(ctx, 'createComponent', {}, async (trx) => {
     const { id: productId, target, size } = await lockVersion(trx, 'step', stepId, input.expectedUpdatedAt);
     const siblings = await writes.countChildren(trx, 'components', target);
-    assertFits(ctx, size, sizeOf(input), { count: siblings, max: ctx.limits.maxComponentsPerStep, kind: 'components', parent: 'step' });
+    assertFits(ctx, size, sizeOf(input), {
+      count: siblings,
+      max: ctx.limits.maxComponentsPerStep,
+      kind: 'components',
+      parent: 'step',
+    });
     const { componentIds } = await writes.insertRows(trx, { components: [{ stepId: target, component }] });
-    return { result: await readBack.component(trx, componentIds[0]!), logged: { productId, componentId: componentIds[0] } };
+    return {
+      result: await readBack.component(trx, componentIds[0]!),
+      logged: { productId, componentId: componentIds[0] },
+    };
   });
 };
 
-export const updateComponent = (ctx: WriteContext, id: string, input: Versioned<Changes<{ name: string; position: number }>>) => {
+export const updateComponent = (
+  ctx: WriteContext,
+  id: string,
+  input: Versioned<Changes<{ name: string; position: number }>>,
+) => {
   const changes = checkChanges(input, componentRules) as { name?: string; position?: number };
   return transact(ctx, 'updateComponent', {}, async (trx) => {
     const { id: productId, target } = await lockVersion(trx, 'component', id, input.expectedUpdatedAt);
@@ -103,7 +131,10 @@ export const updateComponent = (ctx: WriteContext, id: string, input: Versioned<
 export const deleteComponent = (ctx: WriteContext, id: string, expectedUpdatedAt?: Date | null) =>
   transact(ctx, 'deleteComponent', {}, async (trx) => {
     const { id: productId, target } = await lockVersion(trx, 'component', id, expectedUpdatedAt);
-    return { result: (await writes.deleteComponent(trx, target)) as ComponentRow, logged: { productId, componentId: target } };
+    return {
+      result: (await writes.deleteComponent(trx, target)) as ComponentRow,
+      logged: { productId, componentId: target },
+    };
   });
 
 export const createCustomisation = (ctx: WriteContext, componentId: string, input: Versioned<CustomisationInput>) => {
@@ -112,9 +143,19 @@ export const createCustomisation = (ctx: WriteContext, componentId: string, inpu
     const { id: productId, target, size } = await lockVersion(trx, 'component', componentId, input.expectedUpdatedAt);
     const siblings = await writes.countChildren(trx, 'customisations', target);
     const max = ctx.limits.maxCustomisationsPerComponent;
-    assertFits(ctx, size, { steps: 0, components: 0, customisations: 1 }, { count: siblings, max, kind: 'customisations', parent: 'component' });
-    const { customisationIds } = await writes.insertRows(trx, { customisations: [{ componentId: target, customisation }] });
-    return { result: await readBack.customisation(trx, customisationIds[0]!), logged: { productId, customisationId: customisationIds[0] } };
+    assertFits(
+      ctx,
+      size,
+      { steps: 0, components: 0, customisations: 1 },
+      { count: siblings, max, kind: 'customisations', parent: 'component' },
+    );
+    const { customisationIds } = await writes.insertRows(trx, {
+      customisations: [{ componentId: target, customisation }],
+    });
+    return {
+      result: await readBack.customisation(trx, customisationIds[0]!),
+      logged: { productId, customisationId: customisationIds[0] },
+    };
   });
 };
 
@@ -134,28 +175,51 @@ export const updateCustomisation = (
 export const deleteCustomisation = (ctx: WriteContext, id: string, expectedUpdatedAt?: Date | null) =>
   transact(ctx, 'deleteCustomisation', {}, async (trx) => {
     const { id: productId, target } = await lockVersion(trx, 'customisation', id, expectedUpdatedAt);
-    return { result: (await writes.deleteCustomisation(trx, target)) as CustomisationRow, logged: { productId, customisationId: target } };
+    return {
+      result: (await writes.deleteCustomisation(trx, target)) as CustomisationRow,
+      logged: { productId, customisationId: target },
+    };
   });
 
 /** `ids` must be every child of the parent, once each; they get slots 1, 2, … in that order. */
-async function renumberChildren(trx: Parameters<typeof writes.renumber>[0], table: 'steps' | 'components', parentId: string, ids: readonly string[], path: string) {
+async function renumberChildren(
+  trx: Parameters<typeof writes.renumber>[0],
+  table: 'steps' | 'components',
+  parentId: string,
+  ids: readonly string[],
+  path: string,
+) {
   const stored = new Set(await writes.findChildIds(trx, table, parentId));
   const given = new Set(ids);
   if (given.size !== ids.length || given.size !== stored.size || ![...given].every((id) => stored.has(id))) {
     const parent = table === 'steps' ? 'product' : 'step';
-    throw new ValidationFailed({ [path]: [`The ${path} must list every ${table === 'steps' ? 'step' : 'component'} of the ${parent} exactly once.`] });
+    throw new ValidationFailed({
+      [path]: [
+        `The ${path} must list every ${table === 'steps' ? 'step' : 'component'} of the ${parent} exactly once.`,
+      ],
+    });
   }
   await writes.renumber(trx, table, ids);
 }
 
-export const reorderSteps = (ctx: WriteContext, productId: string, stepIds: readonly string[], expectedUpdatedAt?: Date | null) =>
+export const reorderSteps = (
+  ctx: WriteContext,
+  productId: string,
+  stepIds: readonly string[],
+  expectedUpdatedAt?: Date | null,
+) =>
   transact(ctx, 'reorderSteps', {}, async (trx) => {
     const { target } = await lockVersion(trx, 'product', productId, expectedUpdatedAt);
     await renumberChildren(trx, 'steps', target, stepIds, 'stepIds');
     return { result: await readBack.product(trx, target), logged: { productId: target } };
   });
 
-export const reorderComponents = (ctx: WriteContext, stepId: string, componentIds: readonly string[], expectedUpdatedAt?: Date | null) =>
+export const reorderComponents = (
+  ctx: WriteContext,
+  stepId: string,
+  componentIds: readonly string[],
+  expectedUpdatedAt?: Date | null,
+) =>
   transact(ctx, 'reorderComponents', {}, async (trx) => {
     const { id: productId, target } = await lockVersion(trx, 'step', stepId, expectedUpdatedAt);
     await renumberChildren(trx, 'components', target, componentIds, 'componentIds');

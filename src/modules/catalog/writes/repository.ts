@@ -69,7 +69,11 @@ export async function lockProductBySku(db: CatalogDb, sku: string): Promise<Prod
 
 export const insertProduct = (db: CatalogDb, values: { name: string; sku: string }) =>
   guarded(async () => {
-    const row = await db.insertInto('products').values(values).returning(sql<string>`id::text`.as('id')).executeTakeFirstOrThrow();
+    const row = await db
+      .insertInto('products')
+      .values(values)
+      .returning(sql<string>`id::text`.as('id'))
+      .executeTakeFirstOrThrow();
     return row.id;
   });
 
@@ -77,7 +81,11 @@ export const updateProduct = (db: CatalogDb, id: string, values: { name?: string
   guarded(() => db.updateTable('products').set(values).where('id', '=', id).execute());
 
 /** Ids as the rows were given: INSERT … SELECT in input order takes identity values in that order. */
-const inInputOrder = (rows: { id: string }[]) => rows.map((r) => BigInt(r.id)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map(String);
+const inInputOrder = (rows: { id: string }[]) =>
+  rows
+    .map((r) => BigInt(r.id))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(String);
 
 async function insertSteps(db: CatalogDb, rows: { productId: string; step: StepValues }[]): Promise<string[]> {
   if (rows.length === 0) return [];
@@ -91,7 +99,10 @@ async function insertSteps(db: CatalogDb, rows: { productId: string; step: StepV
   return inInputOrder(ids);
 }
 
-async function insertComponents(db: CatalogDb, rows: { stepId: string; component: ComponentValues }[]): Promise<string[]> {
+async function insertComponents(
+  db: CatalogDb,
+  rows: { stepId: string; component: ComponentValues }[],
+): Promise<string[]> {
   if (rows.length === 0) return [];
   const { rows: ids } = await sql<{ id: string }>`
     INSERT INTO components (step_id, name, position)
@@ -104,7 +115,10 @@ async function insertComponents(db: CatalogDb, rows: { stepId: string; component
   return inInputOrder(ids);
 }
 
-async function insertCustomisations(db: CatalogDb, rows: { componentId: string; customisation: CustomisationValues }[]): Promise<string[]> {
+async function insertCustomisations(
+  db: CatalogDb,
+  rows: { componentId: string; customisation: CustomisationValues }[],
+): Promise<string[]> {
   if (rows.length === 0) return [];
   const { rows: ids } = await sql<{ id: string }>`
     INSERT INTO customisations (component_id, name, type, price)
@@ -135,7 +149,9 @@ export const insertRows = (db: CatalogDb, rows: NewRows) =>
     ];
     const componentIds = await insertComponents(db, components);
     const customisationIds = await insertCustomisations(db, [
-      ...components.flatMap((c, i) => c.component.customisations.map((customisation) => ({ componentId: componentIds[i]!, customisation }))),
+      ...components.flatMap((c, i) =>
+        c.component.customisations.map((customisation) => ({ componentId: componentIds[i]!, customisation })),
+      ),
       ...(rows.customisations ?? []),
     ]);
     return { stepIds, componentIds, customisationIds };
@@ -187,7 +203,10 @@ export async function renumber(db: CatalogDb, table: 'steps' | 'components', ids
   `.execute(db);
 }
 
-export async function deleteRows(db: CatalogDb, ids: { steps?: string[]; components?: string[]; customisations?: string[] }): Promise<void> {
+export async function deleteRows(
+  db: CatalogDb,
+  ids: { steps?: string[]; components?: string[]; customisations?: string[] },
+): Promise<void> {
   for (const table of ['customisations', 'components', 'steps'] as const) {
     const list = ids[table] ?? [];
     if (list.length > 0) await sql`DELETE FROM ${sql.table(table)} WHERE id = ANY(${list}::bigint[])`.execute(db);
@@ -196,11 +215,15 @@ export async function deleteRows(db: CatalogDb, ids: { steps?: string[]; compone
 
 // One row each, returned as it was (a delete) or is now (after a write), shaped as the reads shape it.
 export const deleteProduct = (db: CatalogDb, id: string) =>
-  db.deleteFrom('products').where('id', '=', id).returning(productColumns).executeTakeFirst() as Promise<ProductRow | undefined>;
+  db.deleteFrom('products').where('id', '=', id).returning(productColumns).executeTakeFirst() as Promise<
+    ProductRow | undefined
+  >;
 export const deleteStep = (db: CatalogDb, id: string) =>
   db.deleteFrom('steps').where('id', '=', id).returning(stepColumns).executeTakeFirst() as Promise<StepRow | undefined>;
 export const deleteComponent = (db: CatalogDb, id: string) =>
-  db.deleteFrom('components').where('id', '=', id).returning(componentColumns).executeTakeFirst() as Promise<ComponentRow | undefined>;
+  db.deleteFrom('components').where('id', '=', id).returning(componentColumns).executeTakeFirst() as Promise<
+    ComponentRow | undefined
+  >;
 export const deleteCustomisation = (db: CatalogDb, id: string) =>
   db.deleteFrom('customisations').where('id', '=', id).returning(customisationColumns).executeTakeFirst() as Promise<
     CustomisationRow | undefined
@@ -238,7 +261,11 @@ export async function analyzeCatalog(db: CatalogDb): Promise<void> {
 }
 
 /** Products in sku order, a page at a time (export). */
-export async function findProductsBySku(db: CatalogDb, afterSku: string | null, limit: number): Promise<{ id: string; sku: string; name: string }[]> {
+export async function findProductsBySku(
+  db: CatalogDb,
+  afterSku: string | null,
+  limit: number,
+): Promise<{ id: string; sku: string; name: string }[]> {
   const { rows } = await sql<{ id: string; sku: string; name: string }>`
     SELECT id::text AS id, sku, name FROM products
     WHERE ${afterSku}::text IS NULL OR sku COLLATE "C" > ${afterSku}::text
@@ -248,16 +275,24 @@ export async function findProductsBySku(db: CatalogDb, afterSku: string | null, 
 }
 
 /** How many children a parent has: a granular create checks its parent's limit (the product is locked). */
-export async function countChildren(db: CatalogDb, table: 'components' | 'customisations', parentId: string): Promise<number> {
+export async function countChildren(
+  db: CatalogDb,
+  table: 'components' | 'customisations',
+  parentId: string,
+): Promise<number> {
   const parent = table === 'components' ? sql.ref('step_id') : sql.ref('component_id');
-  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table)} WHERE ${parent} = ${parentId}::bigint`.execute(db);
+  const { rows } = await sql<{
+    n: number;
+  }>`SELECT count(*)::int AS n FROM ${sql.table(table)} WHERE ${parent} = ${parentId}::bigint`.execute(db);
   return rows[0]!.n;
 }
 
 /** The ids of a parent's children, for a reorder to check against. */
 export async function findChildIds(db: CatalogDb, table: 'steps' | 'components', parentId: string): Promise<string[]> {
   const parent = table === 'steps' ? sql.ref('product_id') : sql.ref('step_id');
-  const { rows } = await sql<{ id: string }>`SELECT id::text AS id FROM ${sql.table(table)} WHERE ${parent} = ${parentId}::bigint`.execute(db);
+  const { rows } = await sql<{
+    id: string;
+  }>`SELECT id::text AS id FROM ${sql.table(table)} WHERE ${parent} = ${parentId}::bigint`.execute(db);
   return rows.map((r) => r.id);
 }
 
@@ -265,8 +300,11 @@ export const updateStep = (db: CatalogDb, id: string, values: { name?: string; o
   guarded(() => db.updateTable('steps').set(values).where('id', '=', id).execute());
 export const updateComponent = (db: CatalogDb, id: string, values: { name?: string; position?: number }) =>
   db.updateTable('components').set(values).where('id', '=', id).execute();
-export const updateCustomisation = (db: CatalogDb, id: string, values: { name?: string; type?: string; price?: string }) =>
-  db.updateTable('customisations').set(values).where('id', '=', id).execute();
+export const updateCustomisation = (
+  db: CatalogDb,
+  id: string,
+  values: { name?: string; type?: string; price?: string },
+) => db.updateTable('customisations').set(values).where('id', '=', id).execute();
 
 /** A product and its whole tree, as the seed generator and tests make them. */
 export interface NewProductTree {

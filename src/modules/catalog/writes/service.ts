@@ -23,7 +23,12 @@ const TAKEN: Record<DuplicateKey['key'], string> = {
   order: 'The order has already been taken.',
 };
 
-const NOUN: Record<Owned, string> = { product: 'product', step: 'step', component: 'component', customisation: 'customisation' };
+const NOUN: Record<Owned, string> = {
+  product: 'product',
+  step: 'step',
+  component: 'component',
+  customisation: 'customisation',
+};
 
 /** A dry run rolls its transaction back by throwing its result. */
 class DryRun<T> extends Error {
@@ -59,7 +64,8 @@ export async function transact<T>(
     });
   } catch (err) {
     if (err instanceof DryRun) return (err as DryRun<typeof done>).result.result;
-    if (err instanceof DuplicateKey && keys[err.key]) throw new ValidationFailed({ [keys[err.key]!]: [TAKEN[err.key]] });
+    if (err instanceof DuplicateKey && keys[err.key])
+      throw new ValidationFailed({ [keys[err.key]!]: [TAKEN[err.key]] });
     throw err;
   }
   const { userId, tokenId, via } = ctx.actor;
@@ -68,7 +74,12 @@ export async function transact<T>(
 }
 
 /** The product owning `id` (of `kind`), locked, and no newer than `expected` when that is given. */
-export async function lockVersion(trx: CatalogDb, kind: Owned, rawId: string, expected: Date | null | undefined): Promise<ProductVersion & { target: string }> {
+export async function lockVersion(
+  trx: CatalogDb,
+  kind: Owned,
+  rawId: string,
+  expected: Date | null | undefined,
+): Promise<ProductVersion & { target: string }> {
   const id = parseRowId(rawId);
   const version = id === null ? undefined : await writes.lockProductOf(trx, kind, id);
   if (!version || id === null) throw new NotFound(`No ${NOUN[kind]} with id ${JSON.stringify(rawId.slice(0, 40))}.`);
@@ -119,13 +130,21 @@ export async function upsertProduct(
     async (trx) => {
       const version = await writes.lockProductBySku(trx, values.sku);
       if (!version) {
-        const productId = await writes.insertProduct(trx, { name: values.name, sku: values.sku }).catch((err: unknown) => {
-          if (err instanceof DuplicateKey) throw new Conflict('Another write created a product with this sku at the same time; send the upsert again.');
-          throw err;
-        });
+        const productId = await writes
+          .insertProduct(trx, { name: values.name, sku: values.sku })
+          .catch((err: unknown) => {
+            if (err instanceof DuplicateKey)
+              throw new Conflict(
+                'Another write created a product with this sku at the same time; send the upsert again.',
+              );
+            throw err;
+          });
         const plan = planUpsert(productId, { steps: [], components: [], customisations: [] }, values);
         await writes.insertRows(trx, plan.inserts);
-        return { result: { product: await readBack.product(trx, productId), outcome: 'created' }, logged: { productId, sku: values.sku, outcome: 'created' } };
+        return {
+          result: { product: await readBack.product(trx, productId), outcome: 'created' },
+          logged: { productId, sku: values.sku, outcome: 'created' },
+        };
       }
       assertNotNewer(version, input.expectedUpdatedAt);
       const product = await readBack.product(trx, version.id);

@@ -30,7 +30,11 @@ function exported(product: { id: string; sku: string; name: string }, tree: Retu
       components: (tree.components.get(s.id) ?? []).map((c) => ({
         name: c.name,
         position: c.position,
-        customisations: (tree.customisations.get(c.id) ?? []).map((x) => ({ name: x.name, type: x.type, price: Number(x.price) })),
+        customisations: (tree.customisations.get(c.id) ?? []).map((x) => ({
+          name: x.name,
+          type: x.type,
+          price: Number(x.price),
+        })),
       })),
     })),
   };
@@ -53,10 +57,15 @@ export async function exportCatalog(db: CatalogDb, sink: (chunk: string) => Prom
     .execute(async (trx) => {
       await sink('{"products":[');
       let count = 0;
-      for (let after: string | null = null; ; ) {
+      for (let after: string | null = null; ;) {
         const page = await findProductsBySku(trx, after, PAGE);
         if (page.length === 0) break;
-        const tree = indexTree(await findTrees(trx, page.map((p) => p.id)));
+        const tree = indexTree(
+          await findTrees(
+            trx,
+            page.map((p) => p.id),
+          ),
+        );
         await sink(page.map((p) => `${count++ === 0 ? '' : ','}\n${JSON.stringify(exported(p, tree))}`).join(''));
         after = page.at(-1)!.sku;
       }
@@ -133,7 +142,12 @@ function endsSession(err: unknown): boolean {
 export async function importCatalog(
   ctx: WriteContext,
   items: AsyncIterable<ImportItem> | Iterable<ImportItem>,
-  options: { dryRun?: boolean; concurrency?: number; retryDelaysMs?: readonly number[]; onResult?: (result: ImportResult) => void } = {},
+  options: {
+    dryRun?: boolean;
+    concurrency?: number;
+    retryDelaysMs?: readonly number[];
+    onResult?: (result: ImportResult) => void;
+  } = {},
 ): Promise<ImportSummary> {
   const counts: Record<ImportOutcome, number> = { created: 0, updated: 0, unchanged: 0, failed: 0 };
   let failures: ImportResult[] = [];
@@ -159,7 +173,10 @@ export async function importCatalog(
     if (!item.input) return report({ index, sku, outcome: 'failed', errors: item.errors ?? {} });
     for (let attempt = 0; ; attempt++) {
       try {
-        const { outcome } = await upsertProduct(ctx, item.input, { dryRun: options.dryRun ?? false, path: `products.${index}` });
+        const { outcome } = await upsertProduct(ctx, item.input, {
+          dryRun: options.dryRun ?? false,
+          path: `products.${index}`,
+        });
         return report({ index, sku, outcome });
       } catch (err) {
         // A statement timeout or a dropped connection under load passes; a database that stays away stops the import.
@@ -176,7 +193,8 @@ export async function importCatalog(
 
   function failed({ index, sku }: ImportItem, err: unknown): void {
     if (err instanceof ValidationFailed) return report({ index, sku, outcome: 'failed', errors: err.errors });
-    if (err instanceof Conflict) return report({ index, sku, outcome: 'failed', errors: { [`products.${index}`]: [err.message] } });
+    if (err instanceof Conflict)
+      return report({ index, sku, outcome: 'failed', errors: { [`products.${index}`]: [err.message] } });
     const state = sqlState(err);
     if (state === undefined) throw err;
     const message = `The database refused this product: ${(err as Error).message} (SQLSTATE ${state}).`;
@@ -196,7 +214,8 @@ export async function importCatalog(
       const result = await iterator.next();
       if (result.done) return undefined;
       const size = result.value.bytes ?? 0;
-      while (running > 0 && bytesInFlight + size > MAX_BYTES_IN_FLIGHT) await new Promise<void>((resolve) => (released = resolve));
+      while (running > 0 && bytesInFlight + size > MAX_BYTES_IN_FLIGHT)
+        await new Promise<void>((resolve) => (released = resolve));
       bytesInFlight += size;
       running++;
       return result.value;

@@ -1,5 +1,11 @@
 import type { NewRows, RowChanges, StoredTree } from './repository.ts';
-import { Checker, type ComponentValues, type CustomisationValues, type ProductValues, type StepValues } from './validation.ts';
+import {
+  Checker,
+  type ComponentValues,
+  type CustomisationValues,
+  type ProductValues,
+  type StepValues,
+} from './validation.ts';
 
 // upsertProduct's matching rule: a stored child is kept (with its id) when the input names its id, or
 // else when it has the input's key under the same parent: steps by `order`, components by `position`,
@@ -13,7 +19,9 @@ export interface UpsertPlan {
 }
 
 export const isEmptyPlan = (plan: UpsertPlan) =>
-  [...Object.values(plan.deletes), ...Object.values(plan.updates), ...Object.values(plan.inserts)].every((list) => list.length === 0);
+  [...Object.values(plan.deletes), ...Object.values(plan.updates), ...Object.values(plan.inserts)].every(
+    (list) => list.length === 0,
+  );
 
 function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
@@ -76,7 +84,14 @@ export function planUpsert(productId: string, stored: StoredTree, values: Produc
   const customisationsOf = groupBy(stored.customisations, (x) => x.component_id);
 
   function customisations(componentId: string, inputs: readonly CustomisationValues[], at: string) {
-    const { matched, unmatched } = pair(c, inputs, customisationsOf.get(componentId) ?? [], (x) => x.name, (x) => x.name, at);
+    const { matched, unmatched } = pair(
+      c,
+      inputs,
+      customisationsOf.get(componentId) ?? [],
+      (x) => x.name,
+      (x) => x.name,
+      at,
+    );
     plan.deletes.customisations.push(...unmatched.map((x) => x.id));
     inputs.forEach((input, i) => {
       const row = matched[i];
@@ -88,7 +103,14 @@ export function planUpsert(productId: string, stored: StoredTree, values: Produc
   }
 
   function components(stepId: string, inputs: readonly ComponentValues[], at: string) {
-    const { matched, unmatched } = pair(c, inputs, componentsOf.get(stepId) ?? [], (x) => x.position, (x) => x.position, at);
+    const { matched, unmatched } = pair(
+      c,
+      inputs,
+      componentsOf.get(stepId) ?? [],
+      (x) => x.position,
+      (x) => x.position,
+      at,
+    );
     plan.deletes.components.push(...unmatched.map((x) => x.id));
     inputs.forEach((input, i) => {
       const row = matched[i];
@@ -103,7 +125,14 @@ export function planUpsert(productId: string, stored: StoredTree, values: Produc
     });
   }
 
-  const steps = pair(c, values.steps, stored.steps, (s) => s.order, (s) => s.order, `${path}.steps`);
+  const steps = pair(
+    c,
+    values.steps,
+    stored.steps,
+    (s) => s.order,
+    (s) => s.order,
+    `${path}.steps`,
+  );
   plan.deletes.steps.push(...steps.unmatched.map((s) => s.id));
   values.steps.forEach((input, i) => {
     const row = steps.matched[i];
@@ -111,7 +140,8 @@ export function planUpsert(productId: string, stored: StoredTree, values: Produc
       input.components.forEach((x, j) => rejectIds(c, x, `${path}.steps.${i}.components.${j}`));
       return plan.inserts.steps.push({ productId, step: input });
     }
-    if (row.name !== input.name || row.order !== input.order) plan.updates.steps.push({ id: row.id, name: input.name, order: input.order });
+    if (row.name !== input.name || row.order !== input.order)
+      plan.updates.steps.push({ id: row.id, name: input.name, order: input.order });
     components(row.id, input.components, `${path}.steps.${i}.components`);
   });
   c.done();

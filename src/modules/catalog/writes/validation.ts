@@ -145,7 +145,12 @@ export class Checker {
     return false;
   }
 
-  distinct<T>(items: readonly T[], key: (item: T) => unknown, path: (index: number) => string, attribute: string): void {
+  distinct<T>(
+    items: readonly T[],
+    key: (item: T) => unknown,
+    path: (index: number) => string,
+    attribute: string,
+  ): void {
     const seen = new Set<unknown>();
     items.forEach((item, i) => {
       const k = key(item);
@@ -182,7 +187,12 @@ export function checkComponent(c: Checker, input: ComponentInput, path: string, 
   const list = input.customisations ?? [];
   const fits = c.count(`${path}.customisations`, 'customisations', list, limits.maxCustomisationsPerComponent);
   const customisations = fits ? list.map((x, i) => checkCustomisation(c, x, `${path}.customisations.${i}`)) : [];
-  c.distinct(customisations, (x) => x.id, (i) => `${path}.customisations.${i}.id`, 'id');
+  c.distinct(
+    customisations,
+    (x) => x.id,
+    (i) => `${path}.customisations.${i}.id`,
+    'id',
+  );
   return {
     ...(id ? { id } : {}),
     name: c.name(`${path}.name`, input.name),
@@ -196,7 +206,12 @@ export function checkStep(c: Checker, input: StepInput, path: string, limits: Wr
   const list = input.components ?? [];
   const fits = c.count(`${path}.components`, 'components', list, limits.maxComponentsPerStep);
   const components = fits ? list.map((x, i) => checkComponent(c, x, `${path}.components.${i}`, limits)) : [];
-  c.distinct(components, (x) => x.id, (i) => `${path}.components.${i}.id`, 'id');
+  c.distinct(
+    components,
+    (x) => x.id,
+    (i) => `${path}.components.${i}.id`,
+    'id',
+  );
   return {
     ...(id ? { id } : {}),
     name: c.name(`${path}.name`, input.name),
@@ -252,11 +267,31 @@ export function checkProduct(input: ProductInput, limits: WriteLimits, path = 'i
     c.count(`${path}.steps`, 'steps', list, limits.maxSteps) &&
     checkTotals(c, `${path}.steps`, { steps: 0, components: 0, customisations: 0 }, sizeOf({ steps: list }), limits);
   const steps = fits ? list.map((x, i) => checkStep(c, x, `${path}.steps.${i}`, limits)) : [];
-  c.distinct(steps, (s) => s.order, (i) => `${path}.steps.${i}.order`, 'order');
-  c.distinct(steps, (s) => s.id, (i) => `${path}.steps.${i}.id`, 'id');
+  c.distinct(
+    steps,
+    (s) => s.order,
+    (i) => `${path}.steps.${i}.order`,
+    'order',
+  );
+  c.distinct(
+    steps,
+    (s) => s.id,
+    (i) => `${path}.steps.${i}.id`,
+    'id',
+  );
   // An id may appear once in the whole tree: a component cannot be kept under two steps.
-  c.distinct(steps.flatMap((s) => s.components), (x) => x.id, () => `${path}.steps`, 'components id');
-  c.distinct(steps.flatMap((s) => s.components.flatMap((x) => x.customisations)), (x) => x.id, () => `${path}.steps`, 'customisations id');
+  c.distinct(
+    steps.flatMap((s) => s.components),
+    (x) => x.id,
+    () => `${path}.steps`,
+    'components id',
+  );
+  c.distinct(
+    steps.flatMap((s) => s.components.flatMap((x) => x.customisations)),
+    (x) => x.id,
+    () => `${path}.steps`,
+    'customisations id',
+  );
   const values = { name: c.name(`${path}.name`, input.name), sku: c.sku(`${path}.sku`, input.sku), steps };
   c.done();
   return values;
