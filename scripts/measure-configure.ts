@@ -16,6 +16,16 @@ import { createDatabase, databaseOptions } from '../src/platform/db.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { migrateToLatest } from '../src/platform/migrate.ts';
 
+/** The parts of the answers this script reads. */
+interface Answer {
+  data: {
+    createProduct?: { id: string };
+    configure?: { valid: boolean };
+    saveConfiguration?: { id: string };
+    configuration?: { selections: unknown[] };
+  };
+}
+
 /**
  * npm run measure:configure [-- --runs N --rules R]: the largest selection SPEC allows (1,000 choices)
  * on the largest product tree the configured limits accept (CATALOG_MAX_* totals at their limits),
@@ -142,7 +152,7 @@ try {
   async function graphql(
     query: string,
     variables: unknown,
-  ): Promise<{ ms: number; statements: number; bytes: number; body: any }> {
+  ): Promise<{ ms: number; statements: number; bytes: number; body: Answer }> {
     await new Promise((resolve) => setTimeout(resolve, 20));
     const before = statements;
     const start = performance.now();
@@ -153,7 +163,7 @@ try {
     });
     const text = await res.text();
     const ms = performance.now() - start;
-    const body = JSON.parse(text);
+    const body = JSON.parse(text) as Answer & { errors?: unknown };
     if (res.status !== 200 || body.errors)
       throw new Error(`${res.status} ${JSON.stringify(body.errors).slice(0, 500)}`);
     return { ms, statements: statements - before, bytes: Buffer.byteLength(text), body };
@@ -162,7 +172,7 @@ try {
   const created = await graphql('mutation ($input: CreateProductInput!) { createProduct(input: $input) { id } }', {
     input: productInput('largest'),
   });
-  const productId: string = created.body.data.createProduct.id;
+  const productId: string = created.body.data.createProduct!.id;
   // Catalogue order: step order, component position then id, customisation id.
   const { rows } = await database.db
     .selectFrom('customisations as x')
@@ -259,14 +269,14 @@ try {
   await setRules(validRules);
   for (let run = 0; run < runs; run++) {
     const r = await graphql(CONFIGURE, { p: productId, s: sent });
-    if (!r.body.data.configure.valid) throw new Error('configure: the valid selection is refused');
+    if (!r.body.data.configure!.valid) throw new Error('configure: the valid selection is refused');
     http.valid.push(r.ms);
     Object.assign(cost, { valid: r.statements, validBytes: r.bytes });
     const saved = await graphql(SAVE, { p: productId, s: sent });
     http.save.push(saved.ms);
     cost.save = saved.statements;
-    const read = await graphql(READ, { id: saved.body.data.saveConfiguration.id });
-    if (read.body.data.configuration.selections.length !== chosen)
+    const read = await graphql(READ, { id: saved.body.data.saveConfiguration!.id });
+    if (read.body.data.configuration!.selections.length !== chosen)
       throw new Error('configuration: not every selection came back');
     http.read.push(read.ms);
     Object.assign(cost, { read: read.statements, readBytes: read.bytes });

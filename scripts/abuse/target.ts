@@ -36,7 +36,7 @@ export interface Target {
 function inheritedSettings(env: Record<string, string>): string[] {
   // Group by group: `database.statementTimeoutMs`, not the whole group.
   const flat = (o: object, prefix = ''): [string, unknown][] =>
-    Object.entries(o).flatMap(([k, v]): [string, unknown][] =>
+    Object.entries(o as Record<string, unknown>).flatMap(([k, v]): [string, unknown][] =>
       v !== null && typeof v === 'object' && !Array.isArray(v) ? flat(v, `${prefix}${k}.`) : [[`${prefix}${k}`, v]],
     );
   const ours = Object.fromEntries(flat(loadConfig(env)));

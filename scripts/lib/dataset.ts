@@ -114,7 +114,7 @@ export async function prepareDataset(
 }
 
 export async function revokeToken(url: string, tokenId: string): Promise<void> {
-  const database = createPostgresDatabase({ databaseUrl: url, poolSize: 1, logger });
+  const database = createPostgresDatabase<Database>({ databaseUrl: url, poolSize: 1, logger });
   try {
     const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' });
     await createAuthService({ db: database.db, config: config.auth, logger }).revokeToken(tokenId);

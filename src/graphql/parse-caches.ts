@@ -5,7 +5,7 @@ import { LRUCache } from 'lru-cache';
 const CACHED_DOCUMENT_CHARS = 4 * 1024 * 1024;
 
 /** A cache keyed by document text, bounded by the total text it holds, not only by entries. */
-export const createDocumentCache = <T extends {}>() =>
+export const createDocumentCache = <T extends NonNullable<unknown>>() =>
   new LRUCache<string, T>({
     max: 1024,
     ttl: 3_600_000,

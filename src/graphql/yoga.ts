@@ -34,7 +34,7 @@ const isClientOutcome = (e: unknown) => {
   const cause = e instanceof GraphQLError ? (e.originalError ?? e) : e;
   if (cause instanceof Outcome) return true;
   if (cause instanceof HttpError) return cause.status < 500;
-  const status = (cause as GraphQLError).extensions?.['http'] as { status?: number } | undefined;
+  const status = (cause as GraphQLError).extensions?.['http'];
   return typeof status?.status === 'number' && status.status >= 400 && status.status < 500;
 };
 

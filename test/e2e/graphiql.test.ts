@@ -265,7 +265,7 @@ describe('GraphiQL in chromium', () => {
             await tabs.nth(1).locator('.graphiql-tab-button').click();
             return tabs.nth(1).getAttribute('class');
           },
-          { timeout: 30_000, intervals: [250] },
+          { timeout: 30_000, interval: 250 },
         )
         .toContain('graphiql-tab-active');
       await expect

@@ -94,7 +94,7 @@ describe('npm start on the embedded database', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${data.token}` },
       body: JSON.stringify({ query: EXAMPLE_CONFIGURE, variables: JSON.parse(EXAMPLE_CONFIGURE_VARIABLES) }),
     });
-    const check = (await configure.json()) as any;
+    const check = await configure.json();
     expect(check.errors).toBeUndefined();
     expect(check.data.configure.product).toEqual({ name: 'Configurable Walnut Desk', basePrice: 399, currency: 'EUR' });
     expect(check.data.configure.valid).toBe(false);
@@ -132,7 +132,7 @@ describe('npm start on the embedded database', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${data.token}` },
       body: JSON.stringify({ query: '{ products(first: 1) { paginatorInfo { total } } }' }),
     });
-    expect(((await again.json()) as any).data.products.paginatorInfo.total).toBe(53);
+    expect((await again.json()).data.products.paginatorInfo.total).toBe(53);
     expect(await stop(second.child)).toBe(0);
   }, 300_000);
 });

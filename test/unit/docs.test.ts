@@ -28,11 +28,14 @@ function configVariables(): Set<string> {
     const record = (key: string | symbol) => {
       if (typeof key === 'string' && /^[A-Z][A-Z0-9_]*$/.test(key)) names.add(key);
     };
-    const env = new Proxy({} as Record<string, string>, {
-      get: (target, key) => (record(key), Reflect.get(target, key)),
-      has: (target, key) => (record(key), Reflect.has(target, key)),
-      getOwnPropertyDescriptor: (target, key) => (record(key), Reflect.getOwnPropertyDescriptor(target, key)),
-    });
+    const env = new Proxy(
+      {},
+      {
+        get: (target, key) => (record(key), Reflect.get(target, key)),
+        has: (target, key) => (record(key), Reflect.has(target, key)),
+        getOwnPropertyDescriptor: (target, key) => (record(key), Reflect.getOwnPropertyDescriptor(target, key)),
+      },
+    );
     try {
       loadConfig(env);
     } catch {

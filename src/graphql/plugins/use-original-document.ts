@@ -16,8 +16,14 @@ export function useOriginalDocument(): Plugin {
     onExecute({ args, executeFn, setExecuteFn }) {
       const document = args.document;
       setExecuteFn((rewritten) => {
-        const done = (result: any) => {
-          if (result && typeof result === 'object' && result.data && typeof result.data === 'object') {
+        const done = <R>(result: R): R => {
+          if (
+            result &&
+            typeof result === 'object' &&
+            'data' in result &&
+            result.data &&
+            typeof result.data === 'object'
+          ) {
             result.data = Object.setPrototypeOf({ ...result.data }, CLEAN);
           }
           return result;

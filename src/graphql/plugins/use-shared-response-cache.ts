@@ -63,7 +63,7 @@ export function useSharedResponseCache(
         }
         return createHash('sha256').update(text).digest('base64url');
       },
-    }) as Plugin,
+    }),
     {
       onExecute({ args }) {
         if (getOperationAST(args.document, args.operationName)?.operation === OperationTypeNode.MUTATION) {

@@ -321,8 +321,8 @@ export function evaluate(tree: ProductTree, selections: readonly Selection[]): E
 }
 
 // NUL, an unpaired surrogate, or a Unicode non-character: text no customer means, and that jsonb refuses.
-// eslint-disable-next-line no-control-regex -- NUL is the point of this pattern
 const UNSTORABLE =
+  // eslint-disable-next-line no-control-regex -- NUL is the point of this pattern
   /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|[\uFDD0-\uFDEF\uFFFE\uFFFF]/u;
 
 /**
