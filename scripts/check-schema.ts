@@ -1,7 +1,7 @@
 // Compares the schema built from schema/ with the last released one and exits
 // non-zero on a breaking change, listing every change so a reviewer sees them.
 //   npm run schema:check [-- --baseline <file>] [-- --schema <file>]
-// The released file is updated on release: `npm run schema:release` (see README).
+// The released file is updated on release: `npm run schema:release` (see docs/federation-and-schema.md).
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -1,7 +1,7 @@
 /**
  * Measures the embedded database (PGlite) as the service uses it: creating a
  * fresh database under a temporary DATA_DIR, reopening it, and sequential
- * nested-product reads through the catalog's loaders. The README's figures for
+ * nested-product reads through the catalog's loaders. The figures in docs/embedded-database.md for
  * the embedded back end come from this script:  npx tsx scripts/measure-embedded.ts
  */
 import fs from 'node:fs/promises';

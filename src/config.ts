@@ -184,7 +184,7 @@ const auth = group(
   }),
 );
 
-// GraphQL edge limits (README "GraphQL limits and security" says why each default).
+// GraphQL edge limits (docs/security-and-limits.md says why each default).
 const graphql = group(
   {
     MAX_PAGE_SIZE: intInRange(1, 10_000).default(100),
@@ -276,7 +276,7 @@ const catalog = group(
     CATALOG_MAX_STEPS: intInRange(1, 10_000).default(100),
     CATALOG_MAX_COMPONENTS_PER_STEP: intInRange(1, 10_000).default(100),
     CATALOG_MAX_CUSTOMISATIONS_PER_COMPONENT: intInRange(1, 10_000).default(100),
-    // Per product in all, on every write path (README "Catalogue sizes" says why these defaults).
+    // Per product in all, on every write path (docs/configuration.md, "Catalogue", says why these defaults).
     CATALOG_MAX_COMPONENTS_PER_PRODUCT: intInRange(1, 1_000_000).default(1_000),
     CATALOG_MAX_CUSTOMISATIONS_PER_PRODUCT: intInRange(1, 1_000_000).default(5_000),
     // The currency of products created without one: an ISO 4217 code this runtime knows.

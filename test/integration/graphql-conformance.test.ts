@@ -6,7 +6,7 @@ import { GRAPHQL_RESPONSE, rawGraphQL, tokenFor } from '../support/edge.ts';
 /**
  * graphql-http's GraphQL-over-HTTP audit suite against the running server, with
  * a valid token. Every MUST and SHOULD audit has to pass; the MAY audits that do
- * not are printed, and README.md says why each is left out.
+ * not are printed, and docs/security-and-limits.md says why each is left out.
  */
 
 let t: TestApp;
