@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
+import { largestTree } from './lib/largest-tree.ts';
 import {
   evaluate,
   MAX_SELECTIONS,
@@ -52,13 +53,7 @@ const config = loadConfig({
   RESPONSE_CACHE_MAX_ENTRIES: '0',
   CONFIGURATION_SAVES_PER_MINUTE: '100000',
 });
-const limits = config.catalog.writeLimits;
-const steps = limits.maxSteps;
-const componentsPerStep = Math.min(limits.maxComponentsPerStep, Math.floor(limits.maxComponentsPerProduct / steps));
-const customisationsPerComponent = Math.min(
-  limits.maxCustomisationsPerComponent,
-  Math.floor(limits.maxCustomisationsPerProduct / (steps * componentsPerStep)),
-);
+const { steps, componentsPerStep, customisationsPerComponent, tree: largest } = largestTree(config.catalog.writeLimits);
 const customisations = steps * componentsPerStep * customisationsPerComponent;
 const ruleCount = Number(values.rules ?? customisations);
 // A customer's text: long enough to matter, short enough that 1,000 of them fit the 1 MiB body limit.
@@ -66,23 +61,10 @@ const VALUE = 'Für Anna, mit Liebe — '.padEnd(400, 'x');
 
 /** The tree as createProduct takes it: the first option of every component is a text that needs a value. */
 function productInput(sku: string) {
-  return {
-    name: `Largest ${sku}`,
-    sku,
-    steps: Array.from({ length: steps }, (_, s) => ({
-      name: `Step ${s}`,
-      order: s,
-      components: Array.from({ length: componentsPerStep }, (_, c) => ({
-        name: `Component ${s}.${c}`,
-        position: c,
-        customisations: Array.from({ length: customisationsPerComponent }, (_, x) => ({
-          name: `Option ${x}`,
-          type: x === 0 ? 'text' : 'colour',
-          price: ((s * componentsPerStep + c) % 997) / 10 + x,
-        })),
-      })),
-    })),
-  };
+  return largest(sku, ({ step, component, option }) => ({
+    type: option === 0 ? 'text' : 'colour',
+    price: ((step * componentsPerStep + component) % 997) / 10 + option,
+  }));
 }
 
 /**
@@ -182,7 +164,8 @@ try {
     .select(['x.id', 'x.component_id', 'x.name', 'x.type', 'x.price'])
     .orderBy('s.order')
     .orderBy('c.position')
-    .orderBy(['c.id', 'x.id'])
+    .orderBy('c.id')
+    .orderBy('x.id')
     .execute()
     .then((rows) => ({ rows }));
   const options: string[][] = [];

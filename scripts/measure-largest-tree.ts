@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
+import { largestTree } from './lib/largest-tree.ts';
 import type { Database } from '../src/modules/index.ts';
 import { createDatabase, databaseOptions } from '../src/platform/db.ts';
 import { createLogger } from '../src/platform/logger.ts';
@@ -29,35 +30,9 @@ const config = loadConfig({
   PORT: '0',
   RESPONSE_CACHE_MAX_ENTRIES: '0',
 });
-const limits = config.catalog.writeLimits;
-// Every total at its limit, spread as evenly as the per-parent limits allow.
-const steps = limits.maxSteps;
-const componentsPerStep = Math.min(limits.maxComponentsPerStep, Math.floor(limits.maxComponentsPerProduct / steps));
-const customisationsPerComponent = Math.min(
-  limits.maxCustomisationsPerComponent,
-  Math.floor(limits.maxCustomisationsPerProduct / (steps * componentsPerStep)),
-);
-
-function tree(sku: string, price: (i: number) => number) {
-  let i = 0;
-  return {
-    name: `Largest ${sku}`,
-    sku,
-    steps: Array.from({ length: steps }, (_, s) => ({
-      name: `Step ${s}`,
-      order: s,
-      components: Array.from({ length: componentsPerStep }, (_, c) => ({
-        name: `Component ${s}.${c}`,
-        position: c,
-        customisations: Array.from({ length: customisationsPerComponent }, (_, x) => ({
-          name: `Option ${x}`,
-          type: 'colour',
-          price: price(i++),
-        })),
-      })),
-    })),
-  };
-}
+const { steps, componentsPerStep, customisationsPerComponent, tree: largest } = largestTree(config.catalog.writeLimits);
+const tree = (sku: string, price: (i: number) => number) =>
+  largest(sku, ({ index }) => ({ type: 'colour', price: price(index) }));
 
 const admin = new pg.Client({ connectionString: adminUrl });
 await admin.connect();
