@@ -1,5 +1,5 @@
 import { ValidationFailed } from '../../../platform/errors.ts';
-import type { ComponentRow, CustomisationRow, ProductRow, StepRow } from '../repository.ts';
+import type { ComponentRow, CustomisationRow, ProductRow, RuleRow, StepRow } from '../repository.ts';
 import * as writes from './repository.ts';
 import { lockVersion, readBack, transact, type WriteContext } from './service.ts';
 import {
@@ -7,6 +7,8 @@ import {
   check,
   checkChanges,
   checkTotals,
+  maxRulesOf,
+  ruleKey,
   checkComponent,
   checkCustomisation,
   checkStep,
@@ -18,6 +20,8 @@ import {
   type TreeSize,
   type ComponentInput,
   type CustomisationInput,
+  type PriceMode,
+  type RuleKind,
   type StepInput,
 } from './validation.ts';
 
@@ -29,9 +33,14 @@ type Changes<T> = { [K in keyof T]?: T[K] | null };
 export const updateProduct = (
   ctx: WriteContext,
   id: string,
-  input: Versioned<Changes<{ name: string; sku: string }>>,
+  input: Versioned<Changes<{ name: string; sku: string; basePrice: number; currency: string }>>,
 ) => {
-  const changes = checkChanges(input, productRules) as { name?: string; sku?: string };
+  const changes = checkChanges(input, productRules) as {
+    name?: string;
+    sku?: string;
+    basePrice?: string;
+    currency?: string;
+  };
   return transact(ctx, 'updateProduct', { sku: 'input.sku' }, async (trx) => {
     const { target } = await lockVersion(trx, 'product', id, input.expectedUpdatedAt);
     if (Object.keys(changes).length > 0) await writes.updateProduct(trx, target, changes);
@@ -80,9 +89,9 @@ export const createStep = (ctx: WriteContext, productId: string, input: Versione
 export const updateStep = (
   ctx: WriteContext,
   id: string,
-  input: Versioned<Changes<{ name: string; order: number }>>,
+  input: Versioned<Changes<{ name: string; order: number; required: boolean }>>,
 ) => {
-  const changes = checkChanges(input, stepRules) as { name?: string; order?: number };
+  const changes = checkChanges(input, stepRules) as { name?: string; order?: number; required?: boolean };
   return transact(ctx, 'updateStep', { order: 'input.order' }, async (trx) => {
     const { id: productId, target } = await lockVersion(trx, 'step', id, input.expectedUpdatedAt);
     if (Object.keys(changes).length > 0) await writes.updateStep(trx, target, changes);
@@ -118,12 +127,37 @@ export const createComponent = (ctx: WriteContext, stepId: string, input: Versio
 export const updateComponent = (
   ctx: WriteContext,
   id: string,
-  input: Versioned<Changes<{ name: string; position: number }>>,
+  input: Versioned<Changes<{ name: string; position: number; minSelections: number; maxSelections: number }>>,
 ) => {
-  const changes = checkChanges(input, componentRules) as { name?: string; position?: number };
+  const { minSelections, ...changes } = checkChanges(input, componentRules) as {
+    name?: string;
+    position?: number;
+    minSelections?: number;
+  };
+  // maxSelections: left out keeps it, null is no limit.
+  const maxSelections = check((c) =>
+    input.maxSelections === undefined || input.maxSelections === null
+      ? input.maxSelections
+      : c.bound('input.maxSelections', 'max selections', input.maxSelections),
+  );
   return transact(ctx, 'updateComponent', {}, async (trx) => {
     const { id: productId, target } = await lockVersion(trx, 'component', id, input.expectedUpdatedAt);
-    if (Object.keys(changes).length > 0) await writes.updateComponent(trx, target, changes);
+    const bounds = {
+      ...(minSelections !== undefined ? { min_selections: minSelections } : {}),
+      ...(maxSelections !== undefined ? { max_selections: maxSelections } : {}),
+    };
+    if (Object.keys(bounds).length > 0) {
+      const stored = (await writes.findComponentBounds(trx, target))!;
+      check((c) =>
+        c.selections(
+          'input.minSelections',
+          minSelections ?? stored.min,
+          maxSelections === undefined ? stored.max : maxSelections,
+        ),
+      );
+    }
+    const all = { ...changes, ...bounds };
+    if (Object.keys(all).length > 0) await writes.updateComponent(trx, target, all);
     return { result: await readBack.component(trx, target), logged: { productId, componentId: target } };
   });
 };
@@ -162,12 +196,18 @@ export const createCustomisation = (ctx: WriteContext, componentId: string, inpu
 export const updateCustomisation = (
   ctx: WriteContext,
   id: string,
-  input: Versioned<Changes<{ name: string; type: string; price: number }>>,
+  input: Versioned<Changes<{ name: string; type: string; price: number; priceMode: PriceMode }>>,
 ) => {
-  const changes = checkChanges(input, customisationRules) as { name?: string; type?: string; price?: string };
+  const { priceMode, ...changes } = checkChanges(input, customisationRules) as {
+    name?: string;
+    type?: string;
+    price?: string;
+    priceMode?: PriceMode;
+  };
+  const all = { ...changes, ...(priceMode !== undefined ? { price_mode: priceMode } : {}) };
   return transact(ctx, 'updateCustomisation', {}, async (trx) => {
     const { id: productId, target } = await lockVersion(trx, 'customisation', id, input.expectedUpdatedAt);
-    if (Object.keys(changes).length > 0) await writes.updateCustomisation(trx, target, changes);
+    if (Object.keys(all).length > 0) await writes.updateCustomisation(trx, target, all);
     return { result: await readBack.customisation(trx, target), logged: { productId, customisationId: target } };
   });
 };
@@ -224,4 +264,52 @@ export const reorderComponents = (
     const { id: productId, target } = await lockVersion(trx, 'step', stepId, expectedUpdatedAt);
     await renumberChildren(trx, 'components', target, componentIds, 'componentIds');
     return { result: await readBack.step(trx, target), logged: { productId, stepId: target } };
+  });
+
+export interface CreateRuleInput {
+  kind: RuleKind;
+  customisationId: string;
+  otherCustomisationId: string;
+  message?: string | null;
+}
+
+/** A rule between two customisations of the product, each named by id. */
+export const createRule = (ctx: WriteContext, productId: string, input: Versioned<CreateRuleInput>) => {
+  const checked = check((c) => {
+    if (input.kind !== 'REQUIRES' && input.kind !== 'EXCLUDES') c.fail('input.kind', 'The selected kind is invalid.');
+    const a = c.id('input.customisationId', input.customisationId);
+    const b = c.id('input.otherCustomisationId', input.otherCustomisationId);
+    if (a !== undefined && a === b)
+      c.fail('input.otherCustomisationId', 'A rule cannot join a customisation to itself.');
+    return { a, b, message: c.message('input.message', input.message) };
+  });
+  return transact(ctx, 'createRule', {}, async (trx) => {
+    const { target } = await lockVersion(trx, 'product', productId, input.expectedUpdatedAt);
+    const a = checked.a!;
+    const b = checked.b!;
+    const own = await writes.findCustomisationsOfProduct(trx, target, [a, b]);
+    const stored = await writes.findRules(trx, [target]);
+    check((c) => {
+      if (!own.has(a))
+        c.fail('input.customisationId', 'The selected customisation is not a customisation of the product.');
+      if (!own.has(b))
+        c.fail('input.otherCustomisationId', 'The selected customisation is not a customisation of the product.');
+      const key = ruleKey(input.kind, a, b);
+      if (stored.some((r) => ruleKey(r.kind, r.customisation_id, r.other_customisation_id) === key)) {
+        c.fail('input', 'The product already has this rule.');
+      }
+      const max = maxRulesOf(ctx.limits);
+      if (stored.length >= max) c.fail('input', `A product may have at most ${max} rules; it has ${stored.length}.`);
+    });
+    const [rule] = await writes.insertRules(trx, [
+      { productId: target, kind: input.kind, customisationId: a, otherCustomisationId: b, message: checked.message },
+    ]);
+    return { result: rule!, logged: { productId: target, ruleId: rule!.id } };
+  });
+};
+
+export const deleteRule = (ctx: WriteContext, id: string, expectedUpdatedAt?: Date | null) =>
+  transact(ctx, 'deleteRule', {}, async (trx) => {
+    const { target, id: productId } = await lockVersion(trx, 'rule', id, expectedUpdatedAt);
+    return { result: (await writes.deleteRule(trx, target)) as RuleRow, logged: { productId, ruleId: target } };
   });
