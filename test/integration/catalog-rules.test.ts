@@ -348,6 +348,22 @@ describe('createRule and deleteRule', () => {
     });
   });
 
+  it('refuses an end that an export could not name: its step order, component position and name are not unique', async () => {
+    const input = chair('R-G4', { rules: [] });
+    input.steps[1].components[0].customisations.push({ name: 'Oak', type: 'colour', price: 12 });
+    const p = (await mutate(t, admin, CREATE, { input })).createProduct;
+    const [oak] = p.steps[1].components[0].customisations;
+    await refused(
+      CREATE_RULE,
+      { productId: p.id, input: { kind: 'EXCLUDES', customisationId: byName(p).Walnut, otherCustomisationId: oak.id } },
+      {
+        'input.otherCustomisationId': [
+          'Another customisation of the product has the same step order, component position and name: rename one first.',
+        ],
+      },
+    );
+  });
+
   it('needs catalog:write', async () => {
     const res = await t.graphql(DELETE_RULE, { token: user, variables: { id: '1' } });
     expect(res.body.errors[0].extensions.code).toBe('FORBIDDEN');

@@ -2,6 +2,7 @@ import { ValidationFailed } from '../../../platform/errors.ts';
 import type { ComponentRow, CustomisationRow, ProductRow, RuleRow, StepRow } from '../repository.ts';
 import * as writes from './repository.ts';
 import { lockVersion, readBack, transact, type WriteContext } from './service.ts';
+import { refIndex, refsById } from './upsert-plan.ts';
 import {
   Checker,
   check,
@@ -287,13 +288,24 @@ export const createRule = (ctx: WriteContext, productId: string, input: Versione
     const { target } = await lockVersion(trx, 'product', productId, input.expectedUpdatedAt);
     const a = checked.a!;
     const b = checked.b!;
-    const own = await writes.findCustomisationsOfProduct(trx, target, [a, b]);
+    const tree = await writes.findTrees(trx, [target]);
+    const refs = refsById(tree);
+    const unique = refIndex(tree, target);
     const stored = await writes.findRules(trx, [target]);
     check((c) => {
-      if (!own.has(a))
-        c.fail('input.customisationId', 'The selected customisation is not a customisation of the product.');
-      if (!own.has(b))
-        c.fail('input.otherCustomisationId', 'The selected customisation is not a customisation of the product.');
+      // An end must be one an export can name (CustomisationRef), so that the product imports back.
+      for (const [id, path] of [
+        [a, 'input.customisationId'],
+        [b, 'input.otherCustomisationId'],
+      ] as const) {
+        const ref = refs.get(id);
+        if (!ref) c.fail(path, 'The selected customisation is not a customisation of the product.');
+        else if (unique.get(JSON.stringify([ref.stepOrder, ref.componentPosition, ref.name])) !== id)
+          c.fail(
+            path,
+            'Another customisation of the product has the same step order, component position and name: rename one first.',
+          );
+      }
       const key = ruleKey(input.kind, a, b);
       if (stored.some((r) => ruleKey(r.kind, r.customisation_id, r.other_customisation_id) === key)) {
         c.fail('input', 'The product already has this rule.');

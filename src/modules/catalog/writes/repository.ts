@@ -437,19 +437,6 @@ export async function deleteRule(db: CatalogDb, id: string): Promise<RuleRow | u
   return rows[0];
 }
 
-/** Which of `ids` are customisations of the product. */
-export async function findCustomisationsOfProduct(
-  db: CatalogDb,
-  productId: string,
-  ids: readonly string[],
-): Promise<Set<string>> {
-  const { rows } = await sql<{ id: string }>`
-    SELECT x.id::text AS id FROM customisations x JOIN components c ON c.id = x.component_id JOIN steps s ON s.id = c.step_id
-    WHERE s.product_id = ${productId}::bigint AND x.id = ANY(${[...ids]}::bigint[])
-  `.execute(db);
-  return new Set(rows.map((r) => r.id));
-}
-
 /** A product and its whole tree, as the seed generator and tests make them. */
 export interface NewProductTree {
   name: string;
