@@ -364,6 +364,35 @@ describe('createRule and deleteRule', () => {
     );
   });
 
+  it('a granular write may not make a rule end ambiguous (a rename, a new customisation, a moved component)', async () => {
+    const p = (await mutate(t, admin, CREATE, { input: chair('R-G5') })).createProduct;
+    const ids = byName(p);
+    const message = (name: string, step: number) =>
+      `A rule names the customisation "${name}" (step ${step}, component position 1), and this would give another customisation the same step order, component position and name: choose another, or delete the rule first.`;
+    await refused(
+      `mutation ($id: ID!) { updateCustomisation(id: $id, input: { name: "Oak" }) { id } }`,
+      { id: ids.Engraving },
+      { 'input.name': [message('Oak', 2)] },
+    );
+    await refused(
+      `mutation ($id: ID!) { createCustomisation(componentId: $id, input: { name: "Walnut", type: "colour", price: 1 }) { id } }`,
+      { id: p.steps[1].components[0].id },
+      { 'input.name': [message('Walnut', 2)] },
+    );
+    await refused(
+      `mutation ($id: ID!) { createComponent(stepId: $id, input: { name: "Size 2", position: 1, customisations: [{ name: "Large", type: "t", price: 1 }] }) { id } }`,
+      { id: p.steps[0].id },
+      { 'input.customisations': [message('Large', 1)] },
+    );
+    // A name no rule uses may repeat, as before rules existed.
+    await mutate(
+      t,
+      admin,
+      `mutation ($id: ID!) { createCustomisation(componentId: $id, input: { name: "Small", type: "t", price: 1 }) { id } }`,
+      { id: p.steps[0].components[0].id },
+    );
+  });
+
   it('needs catalog:write', async () => {
     const res = await t.graphql(DELETE_RULE, { token: user, variables: { id: '1' } });
     expect(res.body.errors[0].extensions.code).toBe('FORBIDDEN');

@@ -1,4 +1,5 @@
 import { ValidationFailed } from '../../../platform/errors.ts';
+import type { CatalogDb } from '../tables.ts';
 import type { ComponentRow, CustomisationRow, ProductRow, RuleRow, StepRow } from '../repository.ts';
 import * as writes from './repository.ts';
 import { lockVersion, readBack, transact, type WriteContext } from './service.ts';
@@ -118,6 +119,7 @@ export const createComponent = (ctx: WriteContext, stepId: string, input: Versio
       parent: 'step',
     });
     const { componentIds } = await writes.insertRows(trx, { components: [{ stepId: target, component }] });
+    await assertRuleEndsNameable(trx, productId, { componentId: componentIds[0]! }, 'input.customisations');
     return {
       result: await readBack.component(trx, componentIds[0]!),
       logged: { productId, componentId: componentIds[0] },
@@ -159,6 +161,8 @@ export const updateComponent = (
     }
     const all = { ...changes, ...bounds };
     if (Object.keys(all).length > 0) await writes.updateComponent(trx, target, all);
+    if (all.position !== undefined)
+      await assertRuleEndsNameable(trx, productId, { componentId: target }, 'input.position');
     return { result: await readBack.component(trx, target), logged: { productId, componentId: target } };
   });
 };
@@ -187,6 +191,7 @@ export const createCustomisation = (ctx: WriteContext, componentId: string, inpu
     const { customisationIds } = await writes.insertRows(trx, {
       customisations: [{ componentId: target, customisation }],
     });
+    await assertRuleEndsNameable(trx, productId, { customisationId: customisationIds[0]! }, 'input.name');
     return {
       result: await readBack.customisation(trx, customisationIds[0]!),
       logged: { productId, customisationId: customisationIds[0] },
@@ -209,6 +214,7 @@ export const updateCustomisation = (
   return transact(ctx, 'updateCustomisation', {}, async (trx) => {
     const { id: productId, target } = await lockVersion(trx, 'customisation', id, input.expectedUpdatedAt);
     if (Object.keys(all).length > 0) await writes.updateCustomisation(trx, target, all);
+    if (all.name !== undefined) await assertRuleEndsNameable(trx, productId, { customisationId: target }, 'input.name');
     return { result: await readBack.customisation(trx, target), logged: { productId, customisationId: target } };
   });
 };
@@ -272,6 +278,46 @@ export interface CreateRuleInput {
   customisationId: string;
   otherCustomisationId: string;
   message?: string | null;
+}
+
+/**
+ * Every rule end stays one a CustomisationRef names (its step order, component position and name are
+ * the product's only such), so the product exports and imports back. Checked after a granular write that
+ * can add such a name or move one: a component created or moved, a customisation created or renamed.
+ * Only the names the write touched are looked at (a product stored otherwise stays writable). Costs one
+ * statement when the product has no rules.
+ */
+async function assertRuleEndsNameable(
+  trx: CatalogDb,
+  productId: string,
+  written: { componentId?: string; customisationId?: string },
+  path: string,
+): Promise<void> {
+  const rules = await writes.findRules(trx, [productId]);
+  if (rules.length === 0) return;
+  const tree = await writes.findTrees(trx, [productId]);
+  const refs = refsById(tree);
+  const unique = refIndex(tree, productId);
+  const keyOf = (id: string) => {
+    const ref = refs.get(id)!;
+    return JSON.stringify([ref.stepOrder, ref.componentPosition, ref.name]);
+  };
+  const touched = new Set(
+    tree.customisations
+      .filter((x) => x.component_id === written.componentId || x.id === written.customisationId)
+      .map((x) => keyOf(x.id)),
+  );
+  for (const id of new Set(rules.flatMap((r) => [r.customisation_id, r.other_customisation_id]))) {
+    const ref = refs.get(id)!;
+    const key = keyOf(id);
+    if (touched.has(key) && unique.get(key) !== id) {
+      throw new ValidationFailed({
+        [path]: [
+          `A rule names the customisation "${ref.name}" (step ${ref.stepOrder}, component position ${ref.componentPosition}), and this would give another customisation the same step order, component position and name: choose another, or delete the rule first.`,
+        ],
+      });
+    }
+  }
 }
 
 /** A rule between two customisations of the product, each named by id. */
