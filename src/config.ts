@@ -279,6 +279,7 @@ const catalog = group(
     // Per product in all, on every write path (docs/configuration.md, "Catalogue", says why these defaults).
     CATALOG_MAX_COMPONENTS_PER_PRODUCT: intInRange(1, 1_000_000).default(1_000),
     CATALOG_MAX_CUSTOMISATIONS_PER_PRODUCT: intInRange(1, 1_000_000).default(5_000),
+    CATALOG_MAX_RULES_PER_PRODUCT: intInRange(0, 100_000).default(1_000),
     // The currency of products created without one: an ISO 4217 code this runtime knows.
     CATALOG_CURRENCY: z
       .string()
@@ -295,6 +296,7 @@ const catalog = group(
       maxCustomisationsPerComponent: e.CATALOG_MAX_CUSTOMISATIONS_PER_COMPONENT,
       maxComponentsPerProduct: e.CATALOG_MAX_COMPONENTS_PER_PRODUCT,
       maxCustomisationsPerProduct: e.CATALOG_MAX_CUSTOMISATIONS_PER_PRODUCT,
+      maxRulesPerProduct: e.CATALOG_MAX_RULES_PER_PRODUCT,
     },
     /** ISO 4217 code of products created without one. */
     currency: e.CATALOG_CURRENCY,

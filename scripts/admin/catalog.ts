@@ -203,6 +203,7 @@ export async function catalogImport(args: string[]): Promise<number> {
               db: ctx.database.db,
               logger: ctx.logger,
               limits: ctx.config.catalog.writeLimits,
+              currency: ctx.config.catalog.currency,
               actor: { userId: null, tokenId: null, via: 'cli' },
             },
             itemsOf(file),

@@ -19,32 +19,68 @@ const file = (name: string) => path.join(dir, name);
 const write = (name: string, body: unknown) =>
   fs.writeFile(file(name), typeof body === 'string' ? body : JSON.stringify(body));
 
-/** Hand-written, skus out of order: names repeat across steps and components, positions repeat across steps. */
+/**
+ * Hand-written, skus out of order: names repeat across steps and components, positions repeat across steps.
+ * desk-2 sets every configuration field and has rules (ends named where they name one customisation);
+ * the others leave them to their defaults.
+ */
 const SOURCE = {
   products: [
     {
       sku: 'desk-2',
       name: 'Schreibtisch “Eiche” 🌳',
+      basePrice: 49.5,
+      currency: 'CHF',
       steps: [
         {
           order: 2,
           name: 'Finish',
-          components: [{ name: 'Top', position: 1, customisations: [{ name: 'Oil', type: 'dropdown', price: 0 }] }],
-        },
-        {
-          order: 1,
-          name: 'Size',
           components: [
             {
               name: 'Top',
               position: 1,
               customisations: [
-                { name: 'Large', type: 'dropdown', price: 1999.99 },
-                { name: 'Small', type: 'dropdown', price: 0.5 },
+                { name: 'Oil', type: 'dropdown', price: 0 },
+                { name: 'Wax', type: 'dropdown', price: 3 },
               ],
             },
-            { name: 'Legs', position: 1, customisations: [{ name: 'Large', type: 'dropdown', price: 10 }] },
           ],
+        },
+        {
+          order: 1,
+          name: 'Size',
+          required: true,
+          components: [
+            {
+              name: 'Top',
+              position: 1,
+              minSelections: 1,
+              maxSelections: null,
+              customisations: [
+                { name: 'Large', type: 'dropdown', price: 1999.99, priceMode: 'REPLACE_BASE' },
+                { name: 'Small', type: 'dropdown', price: 0.5, priceMode: 'REPLACE_BASE' },
+              ],
+            },
+            {
+              name: 'Legs',
+              position: 1,
+              maxSelections: 3,
+              customisations: [{ name: 'Large', type: 'dropdown', price: 10 }],
+            },
+          ],
+        },
+      ],
+      rules: [
+        {
+          kind: 'EXCLUDES',
+          customisation: { stepOrder: 2, componentPosition: 1, name: 'Wax' },
+          other: { stepOrder: 2, componentPosition: 1, name: 'Oil' },
+          message: 'Oil or wax, not both.',
+        },
+        {
+          kind: 'REQUIRES',
+          customisation: { stepOrder: 2, componentPosition: 1, name: 'Oil' },
+          other: { stepOrder: 1, componentPosition: 1, name: 'Small' },
         },
       ],
     },
@@ -69,7 +105,7 @@ async function rows(target: CliTarget) {
   const handle = await target.open();
   try {
     const out: Record<string, unknown[]> = {};
-    for (const table of ['products', 'steps', 'components', 'customisations']) {
+    for (const table of ['products', 'steps', 'components', 'customisations', 'configuration_rules']) {
       out[table] = (await sql`SELECT * FROM ${sql.table(table)} ORDER BY id`.execute(handle.db)).rows;
     }
     return out;
@@ -112,7 +148,12 @@ describe('catalog:export and catalog:import', () => {
         'desk-2',
       ]);
       expect(lines[3]).toMatch(
-        /^\{"sku":"desk-2","name":"Schreibtisch “Eiche” 🌳","steps":\[\{"name":"Size","order":1,"components":\[\{"name":"Top","position":1,"customisations":\[\{"name":"Large","type":"dropdown","price":1999\.99\}/,
+        /^\{"sku":"desk-2","name":"Schreibtisch “Eiche” 🌳","basePrice":49\.5,"currency":"CHF","steps":\[\{"name":"Size","order":1,"required":true,"components":\[\{"name":"Top","position":1,"minSelections":1,"maxSelections":null,"customisations":\[\{"name":"Large","type":"dropdown","price":1999\.99,"priceMode":"REPLACE_BASE"\}/,
+      );
+      // Every field, defaults included, and the rules by id with their ends as CustomisationRefs.
+      expect(lines[1]).toBe('{"sku":"Chair-1","name":"Chair","basePrice":0,"currency":"EUR","steps":[],"rules":[]},');
+      expect(lines[3]).toMatch(
+        /,"rules":\[\{"kind":"EXCLUDES","customisation":\{"stepOrder":2,"componentPosition":1,"name":"Wax"\},"other":\{"stepOrder":2,"componentPosition":1,"name":"Oil"\},"message":"Oil or wax, not both\."\},\{"kind":"REQUIRES","customisation":\{"stepOrder":2,"componentPosition":1,"name":"Oil"\},"other":\{"stepOrder":1,"componentPosition":1,"name":"Small"\},"message":null\}\]\}$/,
       );
       expect(exported).toContain('"price":9999999999.99');
       expect(exported).toContain('"price":0.5');

@@ -6,24 +6,27 @@ import type { ProductValues } from '../../src/modules/catalog/writes/validation.
 
 const stored: StoredTree = {
   steps: [
-    { id: '1', product_id: '9', name: 'Size', order: 1 },
-    { id: '2', product_id: '9', name: 'Colour', order: 2 },
+    { id: '1', product_id: '9', name: 'Size', order: 1, required: false },
+    { id: '2', product_id: '9', name: 'Colour', order: 2, required: false },
   ],
   components: [
-    { id: '10', step_id: '1', name: 'Top', position: 1 },
-    { id: '11', step_id: '1', name: 'Legs', position: 1 },
-    { id: '12', step_id: '2', name: 'Paint', position: 1 },
+    { id: '10', step_id: '1', name: 'Top', position: 1, min_selections: 0, max_selections: 1 },
+    { id: '11', step_id: '1', name: 'Legs', position: 1, min_selections: 0, max_selections: 1 },
+    { id: '12', step_id: '2', name: 'Paint', position: 1, min_selections: 0, max_selections: 1 },
   ],
   customisations: [
-    { id: '100', component_id: '12', name: 'Red', type: 'colour', price: '1.00' },
-    { id: '101', component_id: '12', name: 'Red', type: 'colour', price: '2.00' },
-    { id: '102', component_id: '12', name: 'Blue', type: 'colour', price: '3.00' },
+    { id: '100', component_id: '12', name: 'Red', type: 'colour', price: '1.00', price_mode: 'ADD' },
+    { id: '101', component_id: '12', name: 'Red', type: 'colour', price: '2.00', price_mode: 'ADD' },
+    { id: '102', component_id: '12', name: 'Blue', type: 'colour', price: '3.00', price_mode: 'ADD' },
   ],
 };
 
 const same = (): ProductValues => ({
   name: 'P',
   sku: 'S',
+  basePrice: '0.00',
+  currency: 'EUR',
+  rules: [],
   steps: [
     {
       name: 'Size',
@@ -61,9 +64,13 @@ describe('planUpsert', () => {
     values.steps[1]!.components[0]!.customisations = [{ name: 'Red', type: 'colour', price: '2.00' }];
     values.steps[0]!.components = [{ name: 'Legs', position: 1, customisations: [] }];
     const plan = planUpsert('9', stored, values);
-    expect(plan.updates.customisations).toEqual([{ id: '100', name: 'Red', type: 'colour', price: '2.00' }]);
+    expect(plan.updates.customisations).toEqual([
+      { id: '100', name: 'Red', type: 'colour', price: '2.00', priceMode: 'ADD' },
+    ]);
     expect(plan.deletes.customisations).toEqual(['101', '102']);
-    expect(plan.updates.components).toEqual([{ id: '10', name: 'Legs', position: 1 }]);
+    expect(plan.updates.components).toEqual([
+      { id: '10', name: 'Legs', position: 1, minSelections: 0, maxSelections: 1 },
+    ]);
     expect(plan.deletes.components).toEqual(['11']);
     expect(plan.deletes.steps).toEqual([]);
   });
@@ -76,8 +83,8 @@ describe('planUpsert', () => {
     ];
     const plan = planUpsert('9', stored, values);
     expect(plan.updates.steps).toEqual([
-      { id: '2', name: 'Colour', order: 1 },
-      { id: '1', name: 'Size', order: 2 },
+      { id: '2', name: 'Colour', order: 1, required: false },
+      { id: '1', name: 'Size', order: 2, required: false },
     ]);
     expect(plan.inserts.steps).toEqual([]);
   });

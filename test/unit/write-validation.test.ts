@@ -79,4 +79,82 @@ describe('catalogue input rules', () => {
       'input.price': ['The price must be between 0 and 9999999999.99.'],
     });
   });
+
+  it('gives the configuration fields their defaults: base 0, the instance currency, ADD, 0..1, not required', () => {
+    const values = checkProduct(
+      {
+        name: 'n',
+        sku: 's',
+        steps: [
+          {
+            name: 's',
+            order: 1,
+            components: [{ name: 'c', position: 1, customisations: [{ name: 'x', type: 't', price: 1 }] }],
+          },
+        ],
+      },
+      limits,
+      'input',
+      'CHF',
+    );
+    expect(values).toMatchObject({ basePrice: '0.00', currency: 'CHF', rules: [] });
+    expect(values.steps[0]).toMatchObject({ required: false });
+    expect(values.steps[0]!.components[0]).toMatchObject({ minSelections: 0, maxSelections: 1 });
+    expect(values.steps[0]!.components[0]!.customisations[0]).toMatchObject({ priceMode: 'ADD' });
+  });
+
+  it('checks rule ends against the input tree, trimmed, and EXCLUDES either way round as one rule', () => {
+    const ref = (name: string) => ({ stepOrder: 1, componentPosition: 1, name });
+    const product = (rules: unknown[], maxRulesPerProduct = 10) =>
+      checkProduct(
+        {
+          name: 'n',
+          sku: 's',
+          steps: [
+            {
+              name: 's',
+              order: 1,
+              components: [
+                {
+                  name: 'c',
+                  position: 1,
+                  customisations: ['A', 'D', 'B', 'B'].map((name) => ({ name, type: 't', price: 0 })),
+                },
+              ],
+            },
+          ],
+          rules: rules as never,
+        },
+        { ...limits, maxCustomisationsPerComponent: 10, maxCustomisationsPerProduct: 10, maxRulesPerProduct },
+      );
+    expect(product([{ kind: 'REQUIRES', customisation: ref(' A '), other: ref('D') }]).rules).toEqual([
+      { kind: 'REQUIRES', customisation: ref('A'), other: ref('D'), message: null },
+    ]);
+    expect(
+      errorsOf(() =>
+        product([
+          { kind: 'EXCLUDES', customisation: ref('A'), other: ref('D') },
+          { kind: 'EXCLUDES', customisation: ref('D'), other: ref('A') },
+          { kind: 'REQUIRES', customisation: ref('D'), other: ref('A') },
+        ]),
+      ),
+    ).toEqual({ 'input.rules.1': ['The rule repeats input.rules.0.'] });
+    expect(errorsOf(() => product([{ kind: 'REQUIRES', customisation: ref(' A '), other: ref('A') }]))).toEqual({
+      'input.rules.0.other': ['A rule cannot join a customisation to itself.'],
+    });
+    expect(
+      errorsOf(() =>
+        product([
+          { kind: 'EXCLUDES', customisation: ref('A'), other: ref('C') },
+          { kind: 'EXCLUDES', customisation: ref('B'), other: ref('A') },
+        ]),
+      ),
+    ).toEqual({
+      'input.rules.0.other': ['The other names no customisation of the product.'],
+      'input.rules.1.customisation': ['The customisation names 2 customisations of the product; it must name one.'],
+    });
+    expect(errorsOf(() => product([{ kind: 'REQUIRES', customisation: ref('A'), other: ref('C') }], 0))).toEqual({
+      'input.rules': ['The rules must not have more than 0 items.'],
+    });
+  });
 });

@@ -42,6 +42,7 @@ export function createCatalogRequest(db: CatalogDb, config: CatalogSettings, log
         db,
         logger,
         limits: config.writeLimits,
+        currency: config.currency,
         actor: { userId: session.user.id, tokenId: session.tokenId, via: 'graphql' },
       };
       const bound = Object.fromEntries(

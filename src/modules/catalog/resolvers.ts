@@ -96,5 +96,7 @@ export const catalogResolvers: Resolvers = {
       ctx.catalog.writes(ctx.session).reorderSteps(a.productId, a.stepIds, a.expectedUpdatedAt),
     reorderComponents: (_, a, ctx) =>
       ctx.catalog.writes(ctx.session).reorderComponents(a.stepId, a.componentIds, a.expectedUpdatedAt),
+    createRule: (_, a, ctx) => ctx.catalog.writes(ctx.session).createRule(a.productId, a.input),
+    deleteRule: (_, a, ctx) => ctx.catalog.writes(ctx.session).deleteRule(a.id, a.expectedUpdatedAt),
   },
 };

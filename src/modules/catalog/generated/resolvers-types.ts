@@ -165,6 +165,14 @@ export type Mutation = {
    * `CONFLICT`, `BAD_USER_INPUT`.
    */
   reorderComponents: Step;
+  /**
+   * Adds a rule between two customisations of a product. Errors: `NOT_FOUND` (no such product),
+   * `CONFLICT`, `BAD_USER_INPUT` (an end that is not a customisation of the product, a rule on
+   * itself, a rule the product already has — `EXCLUDES` either way round — or one rule too many).
+   */
+  createRule: ConfigurationRule;
+  /** Deletes a rule; returns it as it was. Errors: `NOT_FOUND`, `CONFLICT`. */
+  deleteRule: ConfigurationRule;
 };
 
 
@@ -482,6 +490,48 @@ export type MutationReorderComponentsArgs = {
   expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
+
+/**
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Send inputs as variables: a document is limited in tokens, variables are not.
+ *
+ * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
+ * `Validation failed for the field [<mutation>].` and, as Lighthouse does, `extensions.validation`
+ * mapping each argument path to its messages, e.g.
+ * `{"input.steps.0.components.1.customisations.0.price": ["The price must have at most 2 decimals."]}`
+ * (at most 100 paths are listed); `NOT_FOUND` when an id names nothing; `CONFLICT` when
+ * `expectedUpdatedAt` is older than the product's `updatedAt` (`extensions.updatedAt` has the
+ * current one).
+ */
+export type MutationCreateRuleArgs = {
+  productId: Scalars['ID']['input'];
+  input: CreateRuleInput;
+};
+
+
+/**
+ * Writes. Catalogue writes (and `deleteConfiguration`) need a token with the `catalog:write`
+ * ability, which only administrators' tokens carry; `saveConfiguration` needs `configurations:write`
+ * and `catalog:read`, which every login token has. Without the ability a mutation needs, the answer
+ * is an error with the code `FORBIDDEN` and nothing runs. Each mutation is one transaction: it changes everything it was asked to, or nothing.
+ * Send inputs as variables: a document is limited in tokens, variables are not.
+ *
+ * Errors carry `extensions.code`: `BAD_USER_INPUT` when the input breaks a rule, with the message
+ * `Validation failed for the field [<mutation>].` and, as Lighthouse does, `extensions.validation`
+ * mapping each argument path to its messages, e.g.
+ * `{"input.steps.0.components.1.customisations.0.price": ["The price must have at most 2 decimals."]}`
+ * (at most 100 paths are listed); `NOT_FOUND` when an id names nothing; `CONFLICT` when
+ * `expectedUpdatedAt` is older than the product's `updatedAt` (`extensions.updatedAt` has the
+ * current one).
+ */
+export type MutationDeleteRuleArgs = {
+  id: Scalars['ID']['input'];
+  expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
 /**
  * Paging metadata of a paginated list (Lighthouse's PaginatorInfo plus `endCursor`).
  * Paging is cursor-based: pass `endCursor` as `after` to fetch the next page. All counts and
@@ -790,8 +840,18 @@ export type CreateProductInput = {
   name: Scalars['String']['input'];
   /** Stock-keeping code: 1 to 64 of `A-Z a-z 0-9 . _ -`, unique across the catalogue. */
   sku: Scalars['String']['input'];
+  /** Price before choices: 0 to 9999999999.99, with at most two decimals. Left out: 0. */
+  basePrice?: InputMaybe<Scalars['Float']['input']>;
+  /** ISO 4217 code of the product's prices. Left out: the instance's `CATALOG_CURRENCY`. */
+  currency?: InputMaybe<Scalars['String']['input']>;
   /** The product's steps, each with a distinct `order`. */
   steps?: InputMaybe<Array<ProductStepInput>>;
+  /**
+   * The product's rules between its customisations, their ends named by step `order`, component
+   * `position` and customisation `name` (each must name exactly one). At most
+   * `CATALOG_MAX_RULES_PER_PRODUCT`.
+   */
+  rules?: InputMaybe<Array<RuleInput>>;
 };
 
 /** A step created with its product or its step's tree. */
@@ -800,6 +860,8 @@ export type ProductStepInput = {
   name: Scalars['String']['input'];
   /** Position in the product: 0 to 1,000,000, unique within the product. */
   order: Scalars['Int']['input'];
+  /** At least one of the step's customisations must be chosen. Left out: false. */
+  required?: InputMaybe<Scalars['Boolean']['input']>;
   /** The step's components. */
   components?: InputMaybe<Array<StepComponentInput>>;
 };
@@ -810,6 +872,10 @@ export type StepComponentInput = {
   name: Scalars['String']['input'];
   /** Position in the step: 0 to 1,000,000. */
   position: Scalars['Int']['input'];
+  /** Fewest of its customisations a selection may choose: 0 to 1,000,000. Left out: 0. */
+  minSelections?: InputMaybe<Scalars['Int']['input']>;
+  /** Most of its customisations a selection may choose, at least `minSelections`; null: no limit. Left out: 1. */
+  maxSelections?: InputMaybe<Scalars['Int']['input']>;
   /** The component's customisations. */
   customisations?: InputMaybe<Array<ComponentCustomisationInput>>;
 };
@@ -822,6 +888,8 @@ export type ComponentCustomisationInput = {
   type: Scalars['String']['input'];
   /** Price: 0 to 9999999999.99, with at most two decimals. */
   price: Scalars['Float']['input'];
+  /** How its price counts: added (`ADD`, when left out) or replacing the product's base price. */
+  priceMode?: InputMaybe<PriceMode>;
 };
 
 /** Changes to a product; a field left out keeps its value. */
@@ -830,6 +898,10 @@ export type UpdateProductInput = {
   name?: InputMaybe<Scalars['String']['input']>;
   /** Stock-keeping code: 1 to 64 of `A-Z a-z 0-9 . _ -`, unique across the catalogue. */
   sku?: InputMaybe<Scalars['String']['input']>;
+  /** Price before choices: 0 to 9999999999.99, with at most two decimals. */
+  basePrice?: InputMaybe<Scalars['Float']['input']>;
+  /** ISO 4217 code of the product's prices. */
+  currency?: InputMaybe<Scalars['String']['input']>;
   /** When given, the update fails with `CONFLICT` if the product changed after this time. */
   expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
@@ -843,8 +915,18 @@ export type UpsertProductInput = {
   sku: Scalars['String']['input'];
   /** Display name: 1 to 200 characters after trimming. */
   name: Scalars['String']['input'];
+  /** Price before choices: 0 to 9999999999.99, with at most two decimals. Left out: 0. */
+  basePrice?: InputMaybe<Scalars['Float']['input']>;
+  /** ISO 4217 code of the product's prices. Left out: the instance's `CATALOG_CURRENCY`. */
+  currency?: InputMaybe<Scalars['String']['input']>;
   /** Every step the product should have, each with a distinct `order`; stored steps not matched are deleted. */
   steps?: InputMaybe<Array<UpsertStepInput>>;
+  /**
+   * Every rule the product should have, their ends named by step `order`, component `position`
+   * and customisation `name` in this input's tree (each must name exactly one). Stored rules of
+   * the same kind and ends keep their ids; the others are deleted. Left out: no rules.
+   */
+  rules?: InputMaybe<Array<RuleInput>>;
   /** When given, the upsert fails with `CONFLICT` if the stored product changed after this time. */
   expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
@@ -857,6 +939,8 @@ export type UpsertStepInput = {
   name: Scalars['String']['input'];
   /** Position in the product: 0 to 1,000,000, unique within the product. */
   order: Scalars['Int']['input'];
+  /** At least one of the step's customisations must be chosen. Left out: false. */
+  required?: InputMaybe<Scalars['Boolean']['input']>;
   /** Every component the step should have; stored components not matched are deleted. */
   components?: InputMaybe<Array<UpsertComponentInput>>;
 };
@@ -873,6 +957,10 @@ export type UpsertComponentInput = {
   name: Scalars['String']['input'];
   /** Position in the step: 0 to 1,000,000. */
   position: Scalars['Int']['input'];
+  /** Fewest of its customisations a selection may choose: 0 to 1,000,000. Left out: 0. */
+  minSelections?: InputMaybe<Scalars['Int']['input']>;
+  /** Most of its customisations a selection may choose, at least `minSelections`; null: no limit. Left out: 1. */
+  maxSelections?: InputMaybe<Scalars['Int']['input']>;
   /** Every customisation the component should have; stored customisations not matched are deleted. */
   customisations?: InputMaybe<Array<UpsertCustomisationInput>>;
 };
@@ -891,6 +979,8 @@ export type UpsertCustomisationInput = {
   type: Scalars['String']['input'];
   /** Price: 0 to 9999999999.99, with at most two decimals. */
   price: Scalars['Float']['input'];
+  /** How its price counts: added (`ADD`, when left out) or replacing the product's base price. */
+  priceMode?: InputMaybe<PriceMode>;
 };
 
 /** A new step of an existing product, optionally with its components. */
@@ -899,6 +989,8 @@ export type CreateStepInput = {
   name: Scalars['String']['input'];
   /** Position in the product: 0 to 1,000,000, unique within the product. */
   order: Scalars['Int']['input'];
+  /** At least one of the step's customisations must be chosen. Left out: false. */
+  required?: InputMaybe<Scalars['Boolean']['input']>;
   /** The step's components. */
   components?: InputMaybe<Array<StepComponentInput>>;
   /** When given, the write fails with `CONFLICT` if the product changed after this time. */
@@ -911,6 +1003,8 @@ export type UpdateStepInput = {
   name?: InputMaybe<Scalars['String']['input']>;
   /** Position in the product: 0 to 1,000,000, unique within the product. */
   order?: InputMaybe<Scalars['Int']['input']>;
+  /** At least one of the step's customisations must be chosen. */
+  required?: InputMaybe<Scalars['Boolean']['input']>;
   /** When given, the update fails with `CONFLICT` if the step's product changed after this time. */
   expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
@@ -921,6 +1015,10 @@ export type CreateComponentInput = {
   name: Scalars['String']['input'];
   /** Position in the step: 0 to 1,000,000. */
   position: Scalars['Int']['input'];
+  /** Fewest of its customisations a selection may choose: 0 to 1,000,000. Left out: 0. */
+  minSelections?: InputMaybe<Scalars['Int']['input']>;
+  /** Most of its customisations a selection may choose, at least `minSelections`; null: no limit. Left out: 1. */
+  maxSelections?: InputMaybe<Scalars['Int']['input']>;
   /** The component's customisations. */
   customisations?: InputMaybe<Array<ComponentCustomisationInput>>;
   /** When given, the write fails with `CONFLICT` if the step's product changed after this time. */
@@ -933,6 +1031,10 @@ export type UpdateComponentInput = {
   name?: InputMaybe<Scalars['String']['input']>;
   /** Position in the step: 0 to 1,000,000. */
   position?: InputMaybe<Scalars['Int']['input']>;
+  /** Fewest of its customisations a selection may choose: 0 to 1,000,000, at most `maxSelections`. */
+  minSelections?: InputMaybe<Scalars['Int']['input']>;
+  /** Most of its customisations a selection may choose; null: no limit; left out: kept. */
+  maxSelections?: InputMaybe<Scalars['Int']['input']>;
   /** When given, the update fails with `CONFLICT` if the component's product changed after this time. */
   expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
@@ -945,6 +1047,8 @@ export type CreateCustomisationInput = {
   type: Scalars['String']['input'];
   /** Price: 0 to 9999999999.99, with at most two decimals. */
   price: Scalars['Float']['input'];
+  /** How its price counts: added (`ADD`, when left out) or replacing the product's base price. */
+  priceMode?: InputMaybe<PriceMode>;
   /** When given, the write fails with `CONFLICT` if the component's product changed after this time. */
   expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
@@ -957,7 +1061,48 @@ export type UpdateCustomisationInput = {
   type?: InputMaybe<Scalars['String']['input']>;
   /** Price: 0 to 9999999999.99, with at most two decimals. */
   price?: InputMaybe<Scalars['Float']['input']>;
+  /** How its price counts: added (`ADD`) or replacing the product's base price. */
+  priceMode?: InputMaybe<PriceMode>;
   /** When given, the update fails with `CONFLICT` if the customisation's product changed after this time. */
+  expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+/**
+ * A customisation named the way `upsertProduct` matches children: its step's `order`, its
+ * component's `position` within the step and its `name` (compared trimmed) within the component.
+ */
+export type CustomisationRef = {
+  /** The `order` of the customisation's step. */
+  stepOrder: Scalars['Int']['input'];
+  /** The `position` of the customisation's component within its step. */
+  componentPosition: Scalars['Int']['input'];
+  /** The customisation's name. */
+  name: Scalars['String']['input'];
+};
+
+/** A rule of a whole-product write, its ends named in the product's tree. */
+export type RuleInput = {
+  /** `REQUIRES` (choosing `customisation` needs `other`) or `EXCLUDES` (not both; either way round). */
+  kind: RuleKind;
+  /** The customisation the rule is about. */
+  customisation: CustomisationRef;
+  /** The other customisation: a different one. */
+  other: CustomisationRef;
+  /** Shown instead of the default violation message: 1 to 1000 characters after trimming. */
+  message?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** A new rule between two customisations of a product. */
+export type CreateRuleInput = {
+  /** `REQUIRES` (choosing `customisationId` needs `otherCustomisationId`) or `EXCLUDES` (not both). */
+  kind: RuleKind;
+  /** A customisation of the product. */
+  customisationId: Scalars['ID']['input'];
+  /** Another customisation of the product. */
+  otherCustomisationId: Scalars['ID']['input'];
+  /** Shown instead of the default violation message: 1 to 1000 characters after trimming. */
+  message?: InputMaybe<Scalars['String']['input']>;
+  /** When given, the write fails with `CONFLICT` if the product changed after this time. */
   expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
@@ -1115,6 +1260,9 @@ export type ResolversTypes = {
   UpdateComponentInput: UpdateComponentInput;
   CreateCustomisationInput: CreateCustomisationInput;
   UpdateCustomisationInput: UpdateCustomisationInput;
+  CustomisationRef: CustomisationRef;
+  RuleInput: RuleInput;
+  CreateRuleInput: CreateRuleInput;
   ProductPaginator: ResolverTypeWrapper<ProductPage>;
 };
 
@@ -1156,6 +1304,9 @@ export type ResolversParentTypes = {
   UpdateComponentInput: UpdateComponentInput;
   CreateCustomisationInput: CreateCustomisationInput;
   UpdateCustomisationInput: UpdateCustomisationInput;
+  CustomisationRef: CustomisationRef;
+  RuleInput: RuleInput;
+  CreateRuleInput: CreateRuleInput;
   ProductPaginator: ProductPage;
 };
 
@@ -1181,6 +1332,8 @@ export type MutationResolvers<ContextType = CatalogContext, ParentType extends R
   deleteCustomisation?: Resolver<ResolversTypes['Customisation'], ParentType, ContextType, RequireFields<MutationDeleteCustomisationArgs, 'id'>>;
   reorderSteps?: Resolver<ResolversTypes['Product'], ParentType, ContextType, RequireFields<MutationReorderStepsArgs, 'productId' | 'stepIds'>>;
   reorderComponents?: Resolver<ResolversTypes['Step'], ParentType, ContextType, RequireFields<MutationReorderComponentsArgs, 'stepId' | 'componentIds'>>;
+  createRule?: Resolver<ResolversTypes['ConfigurationRule'], ParentType, ContextType, RequireFields<MutationCreateRuleArgs, 'productId' | 'input'>>;
+  deleteRule?: Resolver<ResolversTypes['ConfigurationRule'], ParentType, ContextType, RequireFields<MutationDeleteRuleArgs, 'id'>>;
 };
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {

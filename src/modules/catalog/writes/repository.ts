@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { componentColumns, customisationColumns, productColumns, stepColumns } from '../repository.ts';
-import type { ComponentRow, CustomisationRow, ProductRow, StepRow } from '../repository.ts';
+import type { ComponentRow, CustomisationRow, ProductRow, RuleRow, StepRow } from '../repository.ts';
 import type { CatalogDb } from '../tables.ts';
-import type { ComponentValues, CustomisationValues, StepValues, TreeSize } from './validation.ts';
+import type { ComponentValues, CustomisationValues, PriceMode, RuleKind, StepValues, TreeSize } from './validation.ts';
 
 /** A unique key the database refused: which one, for the service to put at the input's path. */
 export class DuplicateKey extends Error {
@@ -45,6 +45,7 @@ const OWNER_OF = {
   component: sql`products p JOIN steps s ON s.product_id = p.id JOIN components c ON c.step_id = s.id WHERE c.id = `,
   customisation: sql`products p JOIN steps s ON s.product_id = p.id JOIN components c ON c.step_id = s.id
     JOIN customisations x ON x.component_id = c.id WHERE x.id = `,
+  rule: sql`products p JOIN configuration_rules r ON r.product_id = p.id WHERE r.id = `,
 };
 export type Owned = keyof typeof OWNER_OF;
 
@@ -67,18 +68,35 @@ export async function lockProductBySku(db: CatalogDb, sku: string): Promise<Prod
   return rows[0];
 }
 
-export const insertProduct = (db: CatalogDb, values: { name: string; sku: string }) =>
+/** A product's own fields as writes set them (price as numeric text). */
+export interface ProductFields {
+  name?: string;
+  sku?: string;
+  basePrice?: string;
+  currency?: string;
+}
+const productFieldColumns = (values: ProductFields) => ({
+  ...(values.name !== undefined ? { name: values.name } : {}),
+  ...(values.sku !== undefined ? { sku: values.sku } : {}),
+  ...(values.basePrice !== undefined ? { base_price: values.basePrice } : {}),
+  ...(values.currency !== undefined ? { currency: values.currency } : {}),
+});
+
+export const insertProduct = (
+  db: CatalogDb,
+  values: { name: string; sku: string; basePrice?: string; currency?: string },
+) =>
   guarded(async () => {
     const row = await db
       .insertInto('products')
-      .values(values)
+      .values(productFieldColumns(values) as { name: string; sku: string })
       .returning(sql<string>`id::text`.as('id'))
       .executeTakeFirstOrThrow();
     return row.id;
   });
 
-export const updateProduct = (db: CatalogDb, id: string, values: { name?: string; sku?: string }) =>
-  guarded(() => db.updateTable('products').set(values).where('id', '=', id).execute());
+export const updateProduct = (db: CatalogDb, id: string, values: ProductFields) =>
+  guarded(() => db.updateTable('products').set(productFieldColumns(values)).where('id', '=', id).execute());
 
 /** Ids as the rows were given: INSERT … SELECT in input order takes identity values in that order. */
 const inInputOrder = (rows: { id: string }[]) =>
@@ -90,10 +108,11 @@ const inInputOrder = (rows: { id: string }[]) =>
 async function insertSteps(db: CatalogDb, rows: { productId: string; step: StepValues }[]): Promise<string[]> {
   if (rows.length === 0) return [];
   const { rows: ids } = await sql<{ id: string }>`
-    INSERT INTO steps (product_id, name, "order")
-    SELECT p, n, o FROM unnest(
-      ${rows.map((r) => r.productId)}::bigint[], ${rows.map((r) => r.step.name)}::text[], ${rows.map((r) => r.step.order)}::int[]
-    ) WITH ORDINALITY AS t(p, n, o, i) ORDER BY i
+    INSERT INTO steps (product_id, name, "order", required)
+    SELECT p, n, o, r FROM unnest(
+      ${rows.map((r) => r.productId)}::bigint[], ${rows.map((r) => r.step.name)}::text[], ${rows.map((r) => r.step.order)}::int[],
+      ${rows.map((r) => r.step.required ?? false)}::boolean[]
+    ) WITH ORDINALITY AS t(p, n, o, r, i) ORDER BY i
     RETURNING id::text AS id
   `.execute(db);
   return inInputOrder(ids);
@@ -105,11 +124,12 @@ async function insertComponents(
 ): Promise<string[]> {
   if (rows.length === 0) return [];
   const { rows: ids } = await sql<{ id: string }>`
-    INSERT INTO components (step_id, name, position)
-    SELECT s, n, p FROM unnest(
+    INSERT INTO components (step_id, name, position, min_selections, max_selections)
+    SELECT s, n, p, lo, hi FROM unnest(
       ${rows.map((r) => r.stepId)}::bigint[], ${rows.map((r) => r.component.name)}::text[],
-      ${rows.map((r) => r.component.position)}::int[]
-    ) WITH ORDINALITY AS t(s, n, p, i) ORDER BY i
+      ${rows.map((r) => r.component.position)}::int[], ${rows.map((r) => r.component.minSelections ?? 0)}::int[],
+      ${rows.map((r) => (r.component.maxSelections === undefined ? 1 : r.component.maxSelections))}::int[]
+    ) WITH ORDINALITY AS t(s, n, p, lo, hi, i) ORDER BY i
     RETURNING id::text AS id
   `.execute(db);
   return inInputOrder(ids);
@@ -121,11 +141,12 @@ async function insertCustomisations(
 ): Promise<string[]> {
   if (rows.length === 0) return [];
   const { rows: ids } = await sql<{ id: string }>`
-    INSERT INTO customisations (component_id, name, type, price)
-    SELECT c, n, t, p FROM unnest(
+    INSERT INTO customisations (component_id, name, type, price, price_mode)
+    SELECT c, n, t, p, m FROM unnest(
       ${rows.map((r) => r.componentId)}::bigint[], ${rows.map((r) => r.customisation.name)}::text[],
-      ${rows.map((r) => r.customisation.type)}::text[], ${rows.map((r) => r.customisation.price)}::numeric[]
-    ) WITH ORDINALITY AS t(c, n, t, p, i) ORDER BY i
+      ${rows.map((r) => r.customisation.type)}::text[], ${rows.map((r) => r.customisation.price)}::numeric[],
+      ${rows.map((r) => r.customisation.priceMode ?? 'ADD')}::text[]
+    ) WITH ORDINALITY AS t(c, n, t, p, m, i) ORDER BY i
     RETURNING id::text AS id
   `.execute(db);
   return inInputOrder(ids);
@@ -158,9 +179,9 @@ export const insertRows = (db: CatalogDb, rows: NewRows) =>
   });
 
 export interface RowChanges {
-  steps?: { id: string; name: string; order: number }[];
-  components?: { id: string; name: string; position: number }[];
-  customisations?: { id: string; name: string; type: string; price: string }[];
+  steps?: { id: string; name: string; order: number; required: boolean }[];
+  components?: { id: string; name: string; position: number; minSelections: number; maxSelections: number | null }[];
+  customisations?: { id: string; name: string; type: string; price: string; priceMode: PriceMode }[];
 }
 
 /** One UPDATE per table; the orders of a product's steps may trade places (the key is checked per statement). */
@@ -169,25 +190,27 @@ export const updateRows = (db: CatalogDb, changes: RowChanges) =>
     const { steps = [], components = [], customisations = [] } = changes;
     if (steps.length > 0) {
       await sql`
-        UPDATE steps s SET name = u.name, "order" = u.ord
-        FROM unnest(${steps.map((r) => r.id)}::bigint[], ${steps.map((r) => r.name)}::text[], ${steps.map((r) => r.order)}::int[])
-          AS u(id, name, ord)
+        UPDATE steps s SET name = u.name, "order" = u.ord, required = u.req
+        FROM unnest(${steps.map((r) => r.id)}::bigint[], ${steps.map((r) => r.name)}::text[], ${steps.map((r) => r.order)}::int[],
+          ${steps.map((r) => r.required)}::boolean[]) AS u(id, name, ord, req)
         WHERE s.id = u.id
       `.execute(db);
     }
     if (components.length > 0) {
       await sql`
-        UPDATE components c SET name = u.name, position = u.pos
+        UPDATE components c SET name = u.name, position = u.pos, min_selections = u.lo, max_selections = u.hi
         FROM unnest(${components.map((r) => r.id)}::bigint[], ${components.map((r) => r.name)}::text[],
-          ${components.map((r) => r.position)}::int[]) AS u(id, name, pos)
+          ${components.map((r) => r.position)}::int[], ${components.map((r) => r.minSelections)}::int[],
+          ${components.map((r) => r.maxSelections)}::int[]) AS u(id, name, pos, lo, hi)
         WHERE c.id = u.id
       `.execute(db);
     }
     if (customisations.length > 0) {
       await sql`
-        UPDATE customisations x SET name = u.name, type = u.type, price = u.price
+        UPDATE customisations x SET name = u.name, type = u.type, price = u.price, price_mode = u.mode
         FROM unnest(${customisations.map((r) => r.id)}::bigint[], ${customisations.map((r) => r.name)}::text[],
-          ${customisations.map((r) => r.type)}::text[], ${customisations.map((r) => r.price)}::numeric[]) AS u(id, name, type, price)
+          ${customisations.map((r) => r.type)}::text[], ${customisations.map((r) => r.price)}::numeric[],
+          ${customisations.map((r) => r.priceMode)}::text[]) AS u(id, name, type, price, mode)
         WHERE x.id = u.id
       `.execute(db);
     }
@@ -230,25 +253,39 @@ export const deleteCustomisation = (db: CatalogDb, id: string) =>
   >;
 
 export interface StoredTree {
-  steps: { id: string; product_id: string; name: string; order: number }[];
-  components: { id: string; step_id: string; name: string; position: number }[];
-  customisations: { id: string; component_id: string; name: string; type: string; price: string }[];
+  steps: { id: string; product_id: string; name: string; order: number; required: boolean }[];
+  components: {
+    id: string;
+    step_id: string;
+    name: string;
+    position: number;
+    min_selections: number;
+    max_selections: number | null;
+  }[];
+  customisations: {
+    id: string;
+    component_id: string;
+    name: string;
+    type: string;
+    price: string;
+    price_mode: PriceMode;
+  }[];
 }
 
 /** The trees of some products as upsert and export compare them: prices as stored text, children in read order. */
 export async function findTrees(db: CatalogDb, productIds: readonly string[]): Promise<StoredTree> {
   const ids = [...productIds];
   const steps = await sql<StoredTree['steps'][number]>`
-    SELECT id::text AS id, product_id::text AS product_id, name, "order" FROM steps
+    SELECT id::text AS id, product_id::text AS product_id, name, "order", required FROM steps
     WHERE product_id = ANY(${ids}::bigint[]) ORDER BY steps.product_id, steps."order"
   `.execute(db);
   const components = await sql<StoredTree['components'][number]>`
-    SELECT c.id::text AS id, c.step_id::text AS step_id, c.name, c.position
+    SELECT c.id::text AS id, c.step_id::text AS step_id, c.name, c.position, c.min_selections, c.max_selections
     FROM components c JOIN steps s ON s.id = c.step_id
     WHERE s.product_id = ANY(${ids}::bigint[]) ORDER BY c.step_id, c.position, c.id
   `.execute(db);
   const customisations = await sql<StoredTree['customisations'][number]>`
-    SELECT x.id::text AS id, x.component_id::text AS component_id, x.name, x.type, x.price::text AS price
+    SELECT x.id::text AS id, x.component_id::text AS component_id, x.name, x.type, x.price::text AS price, x.price_mode
     FROM customisations x JOIN components c ON c.id = x.component_id JOIN steps s ON s.id = c.step_id
     WHERE s.product_id = ANY(${ids}::bigint[]) ORDER BY x.component_id, x.id
   `.execute(db);
@@ -257,7 +294,15 @@ export async function findTrees(db: CatalogDb, productIds: readonly string[]): P
 
 /** Fresh planner statistics after a bulk import: until autovacuum gets to it, a grown table looks empty. */
 export async function analyzeCatalog(db: CatalogDb): Promise<void> {
-  await sql`ANALYZE products, steps, components, customisations`.execute(db);
+  await sql`ANALYZE products, steps, components, customisations, configuration_rules`.execute(db);
+}
+
+export interface ExportedProductRow {
+  id: string;
+  sku: string;
+  name: string;
+  base_price: string;
+  currency: string;
 }
 
 /** Products in sku order, a page at a time (export). */
@@ -265,9 +310,9 @@ export async function findProductsBySku(
   db: CatalogDb,
   afterSku: string | null,
   limit: number,
-): Promise<{ id: string; sku: string; name: string }[]> {
-  const { rows } = await sql<{ id: string; sku: string; name: string }>`
-    SELECT id::text AS id, sku, name FROM products
+): Promise<ExportedProductRow[]> {
+  const { rows } = await sql<ExportedProductRow>`
+    SELECT id::text AS id, sku, name, base_price::text AS base_price, currency FROM products
     WHERE ${afterSku}::text IS NULL OR sku COLLATE "C" > ${afterSku}::text
     ORDER BY sku COLLATE "C" LIMIT ${limit}
   `.execute(db);
@@ -296,15 +341,101 @@ export async function findChildIds(db: CatalogDb, table: 'steps' | 'components',
   return rows.map((r) => r.id);
 }
 
-export const updateStep = (db: CatalogDb, id: string, values: { name?: string; order?: number }) =>
+export const updateStep = (db: CatalogDb, id: string, values: { name?: string; order?: number; required?: boolean }) =>
   guarded(() => db.updateTable('steps').set(values).where('id', '=', id).execute());
-export const updateComponent = (db: CatalogDb, id: string, values: { name?: string; position?: number }) =>
-  db.updateTable('components').set(values).where('id', '=', id).execute();
+export const updateComponent = (
+  db: CatalogDb,
+  id: string,
+  values: { name?: string; position?: number; min_selections?: number; max_selections?: number | null },
+) => db.updateTable('components').set(values).where('id', '=', id).execute();
 export const updateCustomisation = (
   db: CatalogDb,
   id: string,
-  values: { name?: string; type?: string; price?: string },
+  values: { name?: string; type?: string; price?: string; price_mode?: PriceMode },
 ) => db.updateTable('customisations').set(values).where('id', '=', id).execute();
+
+/** A component's selection bounds, for an update that changes one of them to check against the other. */
+export async function findComponentBounds(
+  db: CatalogDb,
+  id: string,
+): Promise<{ min: number; max: number | null } | undefined> {
+  const { rows } = await sql<{ min: number; max: number | null }>`
+    SELECT min_selections AS min, max_selections AS max FROM components WHERE id = ${id}::bigint
+  `.execute(db);
+  return rows[0];
+}
+
+// Rules. Ends are stored customisation ids; whole-tree writes name them by CustomisationRef and resolve
+// the refs against the stored tree once the tree is written (upsert-plan.ts resolveRules).
+
+export interface StoredRule {
+  id: string;
+  product_id: string;
+  kind: RuleKind;
+  customisation_id: string;
+  other_customisation_id: string;
+  message: string | null;
+}
+export interface NewRule {
+  productId: string;
+  kind: RuleKind;
+  customisationId: string;
+  otherCustomisationId: string;
+  message: string | null;
+}
+
+const ruleRowColumns = sql`id::text AS id, product_id::text AS product_id, kind, customisation_id::text AS "customisationId",
+  other_customisation_id::text AS "otherCustomisationId", message`;
+
+/** The rules of some products, by product then id: the order of Product.rules and of the export. */
+export async function findRules(db: CatalogDb, productIds: readonly string[]): Promise<StoredRule[]> {
+  const { rows } = await sql<StoredRule>`
+    SELECT id::text AS id, product_id::text AS product_id, kind, customisation_id::text AS customisation_id,
+      other_customisation_id::text AS other_customisation_id, message
+    FROM configuration_rules WHERE product_id = ANY(${[...productIds]}::bigint[]) ORDER BY product_id, id
+  `.execute(db);
+  return rows;
+}
+
+/** One INSERT, ids in input order. */
+export async function insertRules(db: CatalogDb, rules: readonly NewRule[]): Promise<RuleRow[]> {
+  if (rules.length === 0) return [];
+  const { rows } = await sql<RuleRow>`
+    INSERT INTO configuration_rules (product_id, kind, customisation_id, other_customisation_id, message)
+    SELECT p, k, a, b, m FROM unnest(
+      ${rules.map((r) => r.productId)}::bigint[], ${rules.map((r) => r.kind)}::text[],
+      ${rules.map((r) => r.customisationId)}::bigint[], ${rules.map((r) => r.otherCustomisationId)}::bigint[],
+      ${rules.map((r) => r.message)}::text[]
+    ) WITH ORDINALITY AS t(p, k, a, b, m, i) ORDER BY i
+    RETURNING ${ruleRowColumns}
+  `.execute(db);
+  return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+}
+
+/** A kept rule's ends (an EXCLUDES may be turned round) and message. */
+export async function updateRules(
+  db: CatalogDb,
+  rules: readonly { id: string; customisationId: string; otherCustomisationId: string; message: string | null }[],
+): Promise<void> {
+  if (rules.length === 0) return;
+  await sql`
+    UPDATE configuration_rules r SET customisation_id = u.a, other_customisation_id = u.b, message = u.m
+    FROM unnest(${rules.map((r) => r.id)}::bigint[], ${rules.map((r) => r.customisationId)}::bigint[],
+      ${rules.map((r) => r.otherCustomisationId)}::bigint[], ${rules.map((r) => r.message)}::text[]) AS u(id, a, b, m)
+    WHERE r.id = u.id
+  `.execute(db);
+}
+
+export async function deleteRules(db: CatalogDb, ids: readonly string[]): Promise<void> {
+  if (ids.length > 0) await sql`DELETE FROM configuration_rules WHERE id = ANY(${[...ids]}::bigint[])`.execute(db);
+}
+
+export async function deleteRule(db: CatalogDb, id: string): Promise<RuleRow | undefined> {
+  const { rows } = await sql<RuleRow>`
+    DELETE FROM configuration_rules WHERE id = ${id}::bigint RETURNING ${ruleRowColumns}
+  `.execute(db);
+  return rows[0];
+}
 
 /** A product and its whole tree, as the seed generator and tests make them. */
 export interface NewProductTree {

@@ -4,10 +4,10 @@ import type { Logger } from '../../../platform/logger.ts';
 import { findComponentsByIds, findCustomisationsByIds, findProductsByIds, findStepsByIds } from '../repository.ts';
 import type { ProductRow } from '../repository.ts';
 import type { CatalogDb } from '../tables.ts';
-import { isEmptyPlan, planUpsert } from './upsert-plan.ts';
+import { isEmptyPlan, isEmptyRulePlan, planRules, planUpsert, type RulePlan } from './upsert-plan.ts';
 import * as writes from './repository.ts';
 import { DuplicateKey, type Owned, type ProductVersion } from './repository.ts';
-import { checkProduct, type ProductInput, type WriteLimits } from './validation.ts';
+import { checkProduct, type ProductInput, type ProductValues, type WriteLimits } from './validation.ts';
 
 /** Who writes: logged with every write. The CLI writes as nobody's token. */
 export interface Actor {
@@ -28,6 +28,7 @@ const NOUN: Record<Owned, string> = {
   step: 'step',
   component: 'component',
   customisation: 'customisation',
+  rule: 'rule',
 };
 
 /** A dry run rolls its transaction back by throwing its result. */
@@ -42,6 +43,21 @@ export interface WriteContext {
   logger: Logger;
   limits: WriteLimits;
   actor: Actor;
+  /** ISO 4217 code of products written without one (CATALOG_CURRENCY); EUR when not given. */
+  currency?: string;
+}
+
+const productFields = (values: ProductValues) => ({
+  name: values.name,
+  sku: values.sku,
+  basePrice: values.basePrice,
+  currency: values.currency,
+});
+
+async function applyRules(trx: CatalogDb, plan: RulePlan): Promise<void> {
+  await writes.deleteRules(trx, plan.deletes);
+  await writes.updateRules(trx, plan.updates);
+  await writes.insertRules(trx, plan.inserts);
 }
 
 /**
@@ -105,10 +121,13 @@ export const readBack = {
 };
 
 export async function createProduct(ctx: WriteContext, input: ProductInput): Promise<ProductRow> {
-  const values = checkProduct(input, ctx.limits);
+  const values = checkProduct(input, ctx.limits, 'input', ctx.currency);
   return transact(ctx, 'createProduct', { sku: 'input.sku' }, async (trx) => {
-    const productId = await writes.insertProduct(trx, { name: values.name, sku: values.sku });
+    const productId = await writes.insertProduct(trx, productFields(values));
     await writes.insertRows(trx, { steps: values.steps.map((step) => ({ productId, step })) });
+    if (values.rules.length > 0) {
+      await applyRules(trx, planRules(productId, await writes.findTrees(trx, [productId]), [], values.rules));
+    }
     return { result: await readBack.product(trx, productId), logged: { productId, sku: values.sku } };
   });
 }
@@ -122,7 +141,7 @@ export async function upsertProduct(
   input: ProductInput & { expectedUpdatedAt?: Date | null },
   options: { dryRun?: boolean; path?: string } = {},
 ): Promise<{ product: ProductRow; outcome: UpsertOutcome }> {
-  const values = checkProduct(input, ctx.limits, options.path);
+  const values = checkProduct(input, ctx.limits, options.path, ctx.currency);
   return transact<{ product: ProductRow; outcome: UpsertOutcome }>(
     ctx,
     'upsertProduct',
@@ -130,17 +149,18 @@ export async function upsertProduct(
     async (trx) => {
       const version = await writes.lockProductBySku(trx, values.sku);
       if (!version) {
-        const productId = await writes
-          .insertProduct(trx, { name: values.name, sku: values.sku })
-          .catch((err: unknown) => {
-            if (err instanceof DuplicateKey)
-              throw new Conflict(
-                'Another write created a product with this sku at the same time; send the upsert again.',
-              );
-            throw err;
-          });
+        const productId = await writes.insertProduct(trx, productFields(values)).catch((err: unknown) => {
+          if (err instanceof DuplicateKey)
+            throw new Conflict(
+              'Another write created a product with this sku at the same time; send the upsert again.',
+            );
+          throw err;
+        });
         const plan = planUpsert(productId, { steps: [], components: [], customisations: [] }, values);
         await writes.insertRows(trx, plan.inserts);
+        if (values.rules.length > 0) {
+          await applyRules(trx, planRules(productId, await writes.findTrees(trx, [productId]), [], values.rules));
+        }
         return {
           result: { product: await readBack.product(trx, productId), outcome: 'created' },
           logged: { productId, sku: values.sku, outcome: 'created' },
@@ -148,14 +168,30 @@ export async function upsertProduct(
       }
       assertNotNewer(version, input.expectedUpdatedAt);
       const product = await readBack.product(trx, version.id);
-      const plan = planUpsert(version.id, await writes.findTrees(trx, [version.id]), values);
-      if (isEmptyPlan(plan) && product.name === values.name) {
-        return { result: { product, outcome: 'unchanged' }, logged: { productId: version.id, outcome: 'unchanged' } };
+      const tree = await writes.findTrees(trx, [version.id]);
+      const plan = planUpsert(version.id, tree, values);
+      // float8 reads numeric(12,2) exactly (catalog/repository.ts), so the price compares as a number.
+      const ownChanged =
+        product.name !== values.name ||
+        product.basePrice !== Number(values.basePrice) ||
+        product.currency !== values.currency;
+      if (isEmptyPlan(plan)) {
+        // The stored tree already is the input's: its rules can be compared without writing anything.
+        const rules = planRules(version.id, tree, await writes.findRules(trx, [version.id]), values.rules);
+        if (!ownChanged && isEmptyRulePlan(rules)) {
+          return { result: { product, outcome: 'unchanged' }, logged: { productId: version.id, outcome: 'unchanged' } };
+        }
+        if (ownChanged) await writes.updateProduct(trx, version.id, productFields(values));
+        await applyRules(trx, rules);
+      } else {
+        if (ownChanged) await writes.updateProduct(trx, version.id, productFields(values));
+        await writes.deleteRows(trx, plan.deletes);
+        await writes.updateRows(trx, plan.updates);
+        await writes.insertRows(trx, plan.inserts);
+        // Deleted customisations took their rules with them; what is left is matched against the written tree.
+        const written = await writes.findTrees(trx, [version.id]);
+        await applyRules(trx, planRules(version.id, written, await writes.findRules(trx, [version.id]), values.rules));
       }
-      if (product.name !== values.name) await writes.updateProduct(trx, version.id, { name: values.name });
-      await writes.deleteRows(trx, plan.deletes);
-      await writes.updateRows(trx, plan.updates);
-      await writes.insertRows(trx, plan.inserts);
       return {
         result: { product: await readBack.product(trx, version.id), outcome: 'updated' },
         logged: { productId: version.id, outcome: 'updated', deleted: plan.deletes },

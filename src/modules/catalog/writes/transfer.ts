@@ -1,7 +1,16 @@
 import { isDatabaseUnavailable } from '../../../platform/db-errors.ts';
 import { Conflict, ValidationFailed, type FieldErrors } from '../../../platform/errors.ts';
 import type { CatalogDb } from '../tables.ts';
-import { analyzeCatalog, findProductsBySku, findTrees, type StoredTree } from './repository.ts';
+import {
+  analyzeCatalog,
+  findProductsBySku,
+  findRules,
+  findTrees,
+  type ExportedProductRow,
+  type StoredRule,
+  type StoredTree,
+} from './repository.ts';
+import { refsById } from './upsert-plan.ts';
 import { upsertProduct, type UpsertOutcome, type WriteContext } from './service.ts';
 import type { ProductInput } from './validation.ts';
 
@@ -19,36 +28,53 @@ function group<T, K extends keyof T>(rows: readonly T[], key: K): Map<T[K], T[]>
   return map;
 }
 
-/** Key order and child order are part of the format: the same catalogue always gives the same bytes. */
-function exported(product: { id: string; sku: string; name: string }, tree: ReturnType<typeof indexTree>) {
+/**
+ * Key order and child order are part of the format: the same catalogue always gives the same bytes. Every
+ * field is written, defaults included; rules by id, their ends as CustomisationRefs.
+ */
+function exported(product: ExportedProductRow, tree: ReturnType<typeof indexTree>) {
   return {
     sku: product.sku,
     name: product.name,
+    basePrice: Number(product.base_price),
+    currency: product.currency,
     steps: (tree.steps.get(product.id) ?? []).map((s) => ({
       name: s.name,
       order: s.order,
+      required: s.required,
       components: (tree.components.get(s.id) ?? []).map((c) => ({
         name: c.name,
         position: c.position,
+        minSelections: c.min_selections,
+        maxSelections: c.max_selections,
         customisations: (tree.customisations.get(c.id) ?? []).map((x) => ({
           name: x.name,
           type: x.type,
           price: Number(x.price),
+          priceMode: x.price_mode,
         })),
       })),
+    })),
+    rules: (tree.rules.get(product.id) ?? []).map((r) => ({
+      kind: r.kind,
+      customisation: tree.refs.get(r.customisation_id)!,
+      other: tree.refs.get(r.other_customisation_id)!,
+      message: r.message,
     })),
   };
 }
 
-const indexTree = (tree: StoredTree) => ({
+const indexTree = (tree: StoredTree, rules: readonly StoredRule[]) => ({
   steps: group(tree.steps, 'product_id'),
   components: group(tree.components, 'step_id'),
   customisations: group(tree.customisations, 'component_id'),
+  rules: group(rules, 'product_id'),
+  refs: refsById(tree),
 });
 
 /**
  * Writes the whole catalogue to `sink`, a product per line, in byte order of sku, from one snapshot
- * (a repeatable-read transaction), a page of products and three statements at a time.
+ * (a repeatable-read transaction), a page of products and four statements at a time.
  */
 export async function exportCatalog(db: CatalogDb, sink: (chunk: string) => Promise<void>): Promise<number> {
   return db
@@ -60,12 +86,8 @@ export async function exportCatalog(db: CatalogDb, sink: (chunk: string) => Prom
       for (let after: string | null = null; ;) {
         const page = await findProductsBySku(trx, after, PAGE);
         if (page.length === 0) break;
-        const tree = indexTree(
-          await findTrees(
-            trx,
-            page.map((p) => p.id),
-          ),
-        );
+        const ids = page.map((p) => p.id);
+        const tree = indexTree(await findTrees(trx, ids), await findRules(trx, ids));
         await sink(page.map((p) => `${count++ === 0 ? '' : ','}\n${JSON.stringify(exported(p, tree))}`).join(''));
         after = page.at(-1)!.sku;
       }

@@ -1,10 +1,13 @@
-import type { NewRows, RowChanges, StoredTree } from './repository.ts';
+import type { NewRows, NewRule, RowChanges, StoredRule, StoredTree } from './repository.ts';
 import {
   Checker,
   type ComponentValues,
   type CustomisationValues,
+  type CustomisationRef,
   type ProductValues,
+  type RuleValues,
   type StepValues,
+  ruleKey,
 } from './validation.ts';
 
 // upsertProduct's matching rule: a stored child is kept (with its id) when the input names its id, or
@@ -96,8 +99,20 @@ export function planUpsert(productId: string, stored: StoredTree, values: Produc
     inputs.forEach((input, i) => {
       const row = matched[i];
       if (!row) return plan.inserts.customisations.push({ componentId, customisation: input });
-      if (row.name !== input.name || row.type !== input.type || row.price !== input.price) {
-        plan.updates.customisations.push({ id: row.id, name: input.name, type: input.type, price: input.price });
+      const priceMode = input.priceMode ?? 'ADD';
+      if (
+        row.name !== input.name ||
+        row.type !== input.type ||
+        row.price !== input.price ||
+        row.price_mode !== priceMode
+      ) {
+        plan.updates.customisations.push({
+          id: row.id,
+          name: input.name,
+          type: input.type,
+          price: input.price,
+          priceMode,
+        });
       }
     });
   }
@@ -118,8 +133,21 @@ export function planUpsert(productId: string, stored: StoredTree, values: Produc
         input.customisations.forEach((x, j) => rejectIds(c, x, `${at}.${i}.customisations.${j}`));
         return plan.inserts.components.push({ stepId, component: input });
       }
-      if (row.name !== input.name || row.position !== input.position) {
-        plan.updates.components.push({ id: row.id, name: input.name, position: input.position });
+      const minSelections = input.minSelections ?? 0;
+      const maxSelections = input.maxSelections === undefined ? 1 : input.maxSelections;
+      if (
+        row.name !== input.name ||
+        row.position !== input.position ||
+        row.min_selections !== minSelections ||
+        row.max_selections !== maxSelections
+      ) {
+        plan.updates.components.push({
+          id: row.id,
+          name: input.name,
+          position: input.position,
+          minSelections,
+          maxSelections,
+        });
       }
       customisations(row.id, input.customisations, `${at}.${i}.customisations`);
     });
@@ -140,10 +168,90 @@ export function planUpsert(productId: string, stored: StoredTree, values: Produc
       input.components.forEach((x, j) => rejectIds(c, x, `${path}.steps.${i}.components.${j}`));
       return plan.inserts.steps.push({ productId, step: input });
     }
-    if (row.name !== input.name || row.order !== input.order)
-      plan.updates.steps.push({ id: row.id, name: input.name, order: input.order });
+    const required = input.required ?? false;
+    if (row.name !== input.name || row.order !== input.order || row.required !== required)
+      plan.updates.steps.push({ id: row.id, name: input.name, order: input.order, required });
     components(row.id, input.components, `${path}.steps.${i}.components`);
   });
   c.done();
+  return plan;
+}
+
+// Rules: ends named by CustomisationRef are resolved against the stored tree once it equals the input
+// (checkProduct made sure each names exactly one customisation of the input). Stored rules are kept,
+// with their ids, when their (kind, customisation, other) is in the input: EXCLUDES either way round.
+
+export interface RulePlan {
+  deletes: string[];
+  updates: { id: string; customisationId: string; otherCustomisationId: string; message: string | null }[];
+  inserts: NewRule[];
+}
+
+export const isEmptyRulePlan = (plan: RulePlan) =>
+  plan.deletes.length === 0 && plan.updates.length === 0 && plan.inserts.length === 0;
+
+/** The customisation id each ref key of one product's stored tree names (only keys naming one). */
+export function refIndex(tree: StoredTree, productId: string): Map<string, string> {
+  const stepOrder = new Map(tree.steps.filter((s) => s.product_id === productId).map((s) => [s.id, s.order]));
+  const component = new Map(
+    tree.components.filter((c) => stepOrder.has(c.step_id)).map((c) => [c.id, [stepOrder.get(c.step_id)!, c.position]]),
+  );
+  const ids = new Map<string, string | null>();
+  for (const x of tree.customisations) {
+    const at = component.get(x.component_id);
+    if (!at) continue;
+    const key = JSON.stringify([at[0], at[1], x.name]);
+    ids.set(key, ids.has(key) ? null : x.id);
+  }
+  return new Map([...ids].filter((e): e is [string, string] => e[1] !== null));
+}
+
+/** The stored tree's refs, the other way: what export writes for a rule's ends. */
+export function refsById(tree: StoredTree): Map<string, CustomisationRef> {
+  const stepOrder = new Map(tree.steps.map((s) => [s.id, s.order]));
+  const component = new Map(tree.components.map((c) => [c.id, [stepOrder.get(c.step_id)!, c.position] as const]));
+  return new Map(
+    tree.customisations.map((x) => {
+      const [stepOrder, componentPosition] = component.get(x.component_id)!;
+      return [x.id, { stepOrder, componentPosition, name: x.name }];
+    }),
+  );
+}
+
+export function planRules(
+  productId: string,
+  tree: StoredTree,
+  stored: readonly StoredRule[],
+  rules: readonly RuleValues[],
+): RulePlan {
+  const index = refIndex(tree, productId);
+  const resolve = (ref: CustomisationRef) => {
+    const id = index.get(JSON.stringify([ref.stepOrder, ref.componentPosition, ref.name]));
+    if (id === undefined) throw new Error('a rule end names no single customisation of the written tree');
+    return id;
+  };
+  const byKey = new Map(stored.map((r) => [ruleKey(r.kind, r.customisation_id, r.other_customisation_id), r] as const));
+  const kept = new Set<string>();
+  const plan: RulePlan = { deletes: [], updates: [], inserts: [] };
+  for (const rule of rules) {
+    const a = resolve(rule.customisation);
+    const b = resolve(rule.other);
+    const row = byKey.get(ruleKey(rule.kind, a, b));
+    if (!row) {
+      plan.inserts.push({
+        productId,
+        kind: rule.kind,
+        customisationId: a,
+        otherCustomisationId: b,
+        message: rule.message,
+      });
+      continue;
+    }
+    kept.add(row.id);
+    if (row.customisation_id !== a || row.other_customisation_id !== b || row.message !== rule.message) {
+      plan.updates.push({ id: row.id, customisationId: a, otherCustomisationId: b, message: rule.message });
+    }
+  }
+  plan.deletes = stored.filter((r) => !kept.has(r.id)).map((r) => r.id);
   return plan;
 }

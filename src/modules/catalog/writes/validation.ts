@@ -12,7 +12,15 @@ export interface WriteLimits {
   maxCustomisationsPerComponent: number;
   maxComponentsPerProduct: number;
   maxCustomisationsPerProduct: number;
+  /** Rules one product may hold (CATALOG_MAX_RULES_PER_PRODUCT); 1000 when not given. */
+  maxRulesPerProduct?: number;
 }
+
+export const DEFAULT_MAX_RULES_PER_PRODUCT = 1000;
+export const maxRulesOf = (limits: WriteLimits) => limits.maxRulesPerProduct ?? DEFAULT_MAX_RULES_PER_PRODUCT;
+
+export type PriceMode = 'ADD' | 'REPLACE_BASE';
+export type RuleKind = 'REQUIRES' | 'EXCLUDES';
 
 /** What a product holds, or what a write adds to it. */
 export interface TreeSize {
@@ -27,23 +35,44 @@ export interface CustomisationValues {
   type: string;
   /** Two decimals, as numeric(12,2) stores it. */
   price: string;
+  /** Checked input always has it; trees made in code (seed, tests) may leave it to the column's default. */
+  priceMode?: PriceMode;
 }
 export interface ComponentValues {
   id?: string;
   name: string;
   position: number;
+  minSelections?: number;
+  /** null: no limit. */
+  maxSelections?: number | null;
   customisations: CustomisationValues[];
 }
 export interface StepValues {
   id?: string;
   name: string;
   order: number;
+  required?: boolean;
   components: ComponentValues[];
+}
+/** Where a rule's end is in a product's tree, as upsert matches children: a step's order, a component's position, a name. */
+export interface CustomisationRef {
+  stepOrder: number;
+  componentPosition: number;
+  name: string;
+}
+export interface RuleValues {
+  kind: RuleKind;
+  customisation: CustomisationRef;
+  other: CustomisationRef;
+  message: string | null;
 }
 export interface ProductValues {
   name: string;
   sku: string;
+  basePrice: string;
+  currency: string;
   steps: StepValues[];
+  rules: RuleValues[];
 }
 
 type Maybe<T> = T | null | undefined;
@@ -52,23 +81,37 @@ export interface CustomisationInput {
   name: string;
   type: string;
   price: number;
+  priceMode?: Maybe<PriceMode>;
 }
 export interface ComponentInput {
   id?: Maybe<string>;
   name: string;
   position: number;
+  minSelections?: Maybe<number>;
+  /** Left out: 1; null: no limit. */
+  maxSelections?: Maybe<number>;
   customisations?: Maybe<readonly CustomisationInput[]>;
 }
 export interface StepInput {
   id?: Maybe<string>;
   name: string;
   order: number;
+  required?: Maybe<boolean>;
   components?: Maybe<readonly ComponentInput[]>;
+}
+export interface RuleInput {
+  kind: RuleKind;
+  customisation: CustomisationRef;
+  other: CustomisationRef;
+  message?: Maybe<string>;
 }
 export interface ProductInput {
   name: string;
   sku: string;
+  basePrice?: Maybe<number>;
+  currency?: Maybe<string>;
   steps?: Maybe<readonly StepInput[]>;
+  rules?: Maybe<readonly RuleInput[]>;
 }
 
 const NAME_MAX = 200;
@@ -77,6 +120,10 @@ const SKU_PATTERN = /^[A-Za-z0-9._-]+$/;
 const TYPE_MAX = 50;
 const SLOT_MAX = 1_000_000;
 const PRICE_MAX = 9_999_999_999.99;
+const MESSAGE_MAX = 1000;
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+const PRICE_MODES: readonly string[] = ['ADD', 'REPLACE_BASE'];
+const RULE_KINDS: readonly string[] = ['REQUIRES', 'EXCLUDES'];
 /** An input of thousands of bad rows gets the first ones back, not a response as large as itself. */
 const MAX_REPORTED_PATHS = 100;
 
@@ -121,14 +168,45 @@ export class Checker {
     return value;
   }
 
-  price(path: string, value: number): string {
+  price(path: string, value: number, attribute = 'price'): string {
     if (!Number.isFinite(value) || value < 0 || value > PRICE_MAX) {
-      this.fail(path, `The price must be between 0 and ${PRICE_MAX.toFixed(2)}.`);
+      this.fail(path, `The ${attribute} must be between 0 and ${PRICE_MAX.toFixed(2)}.`);
       return '0.00';
     }
     const text = value.toFixed(2);
-    if (Number(text) !== value) this.fail(path, 'The price must have at most 2 decimals.');
+    if (Number(text) !== value) this.fail(path, `The ${attribute} must have at most 2 decimals.`);
     return text;
+  }
+
+  currency(path: string, value: string): string {
+    const code = value.trim();
+    if (!CURRENCIES.has(code)) this.fail(path, 'The currency must be an ISO 4217 currency code, such as EUR or USD.');
+    return code;
+  }
+
+  priceMode(path: string, value: string): PriceMode {
+    if (!PRICE_MODES.includes(value)) this.fail(path, 'The selected price mode is invalid.');
+    return value as PriceMode;
+  }
+
+  /** A selection bound: an integer from 0 to SLOT_MAX. */
+  bound(path: string, attribute: string, value: number): number {
+    if (!Number.isInteger(value) || value < 0 || value > SLOT_MAX) {
+      this.fail(path, `The ${attribute} must be between 0 and ${SLOT_MAX}.`);
+    }
+    return value;
+  }
+
+  /** 0 ≤ min ≤ max (a null max is no limit); the error goes to the min's path. */
+  selections(path: string, min: number, max: number | null): void {
+    if (max !== null && Number.isInteger(min) && Number.isInteger(max) && min > max) {
+      this.fail(path, 'The min selections must not be greater than the max selections.');
+    }
+  }
+
+  message(path: string, value: Maybe<string>): string | null {
+    if (value === null || value === undefined) return null;
+    return this.text(path, 'message', value, MESSAGE_MAX);
   }
 
   id(path: string, value: Maybe<string>): string | undefined {
@@ -179,6 +257,7 @@ export function checkCustomisation(c: Checker, input: CustomisationInput, path: 
     name: c.name(`${path}.name`, input.name),
     type: c.type(`${path}.type`, input.type),
     price: c.price(`${path}.price`, input.price),
+    priceMode: c.priceMode(`${path}.priceMode`, input.priceMode ?? 'ADD'),
   };
 }
 
@@ -193,10 +272,17 @@ export function checkComponent(c: Checker, input: ComponentInput, path: string, 
     (i) => `${path}.customisations.${i}.id`,
     'id',
   );
+  const minSelections = c.bound(`${path}.minSelections`, 'min selections', input.minSelections ?? 0);
+  // Left out is the default of one; an explicit null is no limit.
+  const max = input.maxSelections === undefined ? 1 : input.maxSelections;
+  const maxSelections = max === null ? null : c.bound(`${path}.maxSelections`, 'max selections', max);
+  c.selections(`${path}.minSelections`, minSelections, maxSelections);
   return {
     ...(id ? { id } : {}),
     name: c.name(`${path}.name`, input.name),
     position: c.slot(`${path}.position`, 'position', input.position),
+    minSelections,
+    maxSelections,
     customisations,
   };
 }
@@ -216,6 +302,7 @@ export function checkStep(c: Checker, input: StepInput, path: string, limits: Wr
     ...(id ? { id } : {}),
     name: c.name(`${path}.name`, input.name),
     order: c.slot(`${path}.order`, 'order', input.order),
+    required: input.required ?? false,
     components,
   };
 }
@@ -260,7 +347,12 @@ export function checkTotals(c: Checker, path: string, stored: TreeSize, added: T
 }
 
 /** A whole product: what createProduct and upsertProduct write (ids only matter to an upsert). */
-export function checkProduct(input: ProductInput, limits: WriteLimits, path = 'input'): ProductValues {
+export function checkProduct(
+  input: ProductInput,
+  limits: WriteLimits,
+  path = 'input',
+  defaultCurrency = 'EUR',
+): ProductValues {
   const c = new Checker();
   const list = input.steps ?? [];
   const fits =
@@ -292,9 +384,75 @@ export function checkProduct(input: ProductInput, limits: WriteLimits, path = 'i
     () => `${path}.steps`,
     'customisations id',
   );
-  const values = { name: c.name(`${path}.name`, input.name), sku: c.sku(`${path}.sku`, input.sku), steps };
+  const values = {
+    name: c.name(`${path}.name`, input.name),
+    sku: c.sku(`${path}.sku`, input.sku),
+    basePrice: c.price(`${path}.basePrice`, input.basePrice ?? 0, 'base price'),
+    currency: c.currency(`${path}.currency`, input.currency ?? defaultCurrency),
+    steps,
+    rules: checkRules(c, input.rules ?? [], steps, `${path}.rules`, maxRulesOf(limits)),
+  };
   c.done();
   return values;
+}
+
+const refKey = (ref: CustomisationRef) => JSON.stringify([ref.stepOrder, ref.componentPosition, ref.name]);
+
+/** How many customisations of a tree each ref key names: a rule's end must name exactly one. */
+export function countRefs(steps: readonly StepValues[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const s of steps)
+    for (const co of s.components)
+      for (const x of co.customisations) {
+        const key = refKey({ stepOrder: s.order, componentPosition: co.position, name: x.name });
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+  return counts;
+}
+
+/** The key a rule is unique by: EXCLUDES is symmetric, REQUIRES directed. */
+export function ruleKey(kind: string, a: string, b: string): string {
+  return JSON.stringify(kind === 'EXCLUDES' && b < a ? [kind, b, a] : [kind, a, b]);
+}
+
+/** A whole product's rules, their ends named in the product's own (checked) tree. */
+function checkRules(
+  c: Checker,
+  list: readonly RuleInput[],
+  steps: readonly StepValues[],
+  path: string,
+  max: number,
+): RuleValues[] {
+  if (!c.count(path, 'rules', list, max)) return [];
+  const counts = countRefs(steps);
+  const seen = new Map<string, number>();
+  return list.map((input, i) => {
+    const at = `${path}.${i}`;
+    if (!RULE_KINDS.includes(input.kind)) c.fail(`${at}.kind`, 'The selected kind is invalid.');
+    const end = (field: 'customisation' | 'other'): CustomisationRef => {
+      const ref = input[field];
+      const resolved = {
+        stepOrder: c.slot(`${at}.${field}.stepOrder`, 'order', ref.stepOrder),
+        componentPosition: c.slot(`${at}.${field}.componentPosition`, 'position', ref.componentPosition),
+        name: ref.name.trim(),
+      };
+      const n = counts.get(refKey(resolved)) ?? 0;
+      if (n === 0) c.fail(`${at}.${field}`, `The ${field} names no customisation of the product.`);
+      else if (n > 1)
+        c.fail(`${at}.${field}`, `The ${field} names ${n} customisations of the product; it must name one.`);
+      return resolved;
+    };
+    const customisation = end('customisation');
+    const other = end('other');
+    const a = refKey(customisation);
+    const b = refKey(other);
+    if (a === b) c.fail(`${at}.other`, 'A rule cannot join a customisation to itself.');
+    const key = ruleKey(input.kind, a, b);
+    const first = seen.get(key);
+    if (first !== undefined) c.fail(at, `The rule repeats ${path}.${first}.`);
+    else seen.set(key, i);
+    return { kind: input.kind, customisation, other, message: c.message(`${at}.message`, input.message) };
+  });
 }
 
 /** The fields an update sets; one left out (or null) keeps its stored value. */
@@ -324,17 +482,23 @@ export function check<T>(run: (c: Checker) => T): T {
 export const productRules = {
   name: (c: Checker, path: string, v: string) => c.name(path, v),
   sku: (c: Checker, path: string, v: string) => c.sku(path, v),
+  basePrice: (c: Checker, path: string, v: number) => c.price(path, v, 'base price'),
+  currency: (c: Checker, path: string, v: string) => c.currency(path, v),
 };
 export const stepRules = {
   name: (c: Checker, path: string, v: string) => c.name(path, v),
   order: (c: Checker, path: string, v: number) => c.slot(path, 'order', v),
+  required: (_c: Checker, _path: string, v: boolean) => v,
 };
+// maxSelections is not here: its null means "no limit", not "keep" (operations.updateComponent).
 export const componentRules = {
   name: (c: Checker, path: string, v: string) => c.name(path, v),
   position: (c: Checker, path: string, v: number) => c.slot(path, 'position', v),
+  minSelections: (c: Checker, path: string, v: number) => c.bound(path, 'min selections', v),
 };
 export const customisationRules = {
   name: (c: Checker, path: string, v: string) => c.name(path, v),
   type: (c: Checker, path: string, v: string) => c.type(path, v),
   price: (c: Checker, path: string, v: number) => c.price(path, v),
+  priceMode: (c: Checker, path: string, v: string) => c.priceMode(path, v),
 };
