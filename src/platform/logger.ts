@@ -16,6 +16,12 @@ export const REDACTED_PATHS = [
   'headers.authorization',
   'req.headers.authorization',
   'req.headers.cookie',
+  // A database error's bound values and failing row are data, customer text included (PGlite attaches
+  // the parameters); the code, constraint and message say what went wrong.
+  'err.params',
+  'err.detail',
+  'err.cause.params',
+  'err.cause.detail',
 ];
 
 const withRequestId = () => {
