@@ -1,6 +1,13 @@
 import DataLoader from 'dataloader';
 import type { GraphQLContext } from '../../graphql/context.ts';
-import { configureProduct, money, type CatalogRequest, type Configured, type Selection } from '../catalog/index.ts';
+import {
+  configureProduct,
+  money,
+  priceBreakdownParent,
+  type CatalogRequest,
+  type Configured,
+  type Selection,
+} from '../catalog/index.ts';
 import { isConfigurationId } from './ids.ts';
 import { findConfigurationsByIds, type ConfigurationRow } from './repository.ts';
 import { removeConfiguration, saveConfiguration } from './service.ts';
@@ -99,17 +106,7 @@ export const configurationResolvers = {
     currentPrice: async (row: ConfigurationRow, _: unknown, ctx: Context) => {
       const now = await current(row, ctx);
       if (!now) return null;
-      const { price } = now.evaluation;
-      return {
-        base: money(price.baseCents, price.currency),
-        lines: price.lines.map((l) => ({
-          customisationId: l.customisationId,
-          name: l.name,
-          mode: l.mode,
-          amount: money(l.amountCents, price.currency),
-        })),
-        total: money(price.totalCents, price.currency),
-      };
+      return priceBreakdownParent(now.evaluation.price);
     },
     valid: async (row: ConfigurationRow, _: unknown, ctx: Context) =>
       (await current(row, ctx))?.evaluation.valid ?? false,
