@@ -1,10 +1,9 @@
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { largestTree } from './lib/largest-tree.ts';
+import { startMeasuredService } from './lib/measured-service.ts';
 import {
   evaluate,
   MAX_SELECTIONS,
@@ -114,22 +113,7 @@ try {
   await migrateToLatest(database.db);
   let statements = 0;
   database.observeQueries(() => statements++);
-  const app = await createApp(config, { database, logger: createLogger('warn', process.stderr) });
-  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const user = {
-    name: 'Measure',
-    email: 'measure@measure.invalid',
-    password: 'measure-configure-password',
-    isAdmin: true,
-  };
-  await app.modules.auth.service.createUser(user);
-  const login = await fetch(`${base}/api/v1/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(user),
-  });
-  const token = ((await login.json()) as { data: { token: string } }).data.token;
+  const { app, base, token } = await startMeasuredService(config, database, 'measure-configure-password');
 
   async function graphql(
     query: string,

@@ -1,10 +1,9 @@
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { largestTree } from './lib/largest-tree.ts';
+import { startMeasuredService } from './lib/measured-service.ts';
 import type { Database } from '../src/modules/index.ts';
 import { createDatabase, databaseOptions } from '../src/platform/db.ts';
 import { createLogger } from '../src/platform/logger.ts';
@@ -50,22 +49,7 @@ try {
     if (event.durationMs > longest.ms)
       longest = { ms: event.durationMs, sql: event.sql.replace(/\s+/g, ' ').slice(0, 60) };
   });
-  const app = await createApp(config, { database, logger: createLogger('warn', process.stderr) });
-  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const user = {
-    name: 'Measure',
-    email: 'measure@measure.invalid',
-    password: 'measure-largest-tree-password',
-    isAdmin: true,
-  };
-  await app.modules.auth.service.createUser(user);
-  const login = await fetch(`${base}/api/v1/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(user),
-  });
-  const token = ((await login.json()) as { data: { token: string } }).data.token;
+  const { app, base, token } = await startMeasuredService(config, database, 'measure-largest-tree-password');
 
   async function timed(query: string, input: unknown): Promise<number> {
     const start = performance.now();
