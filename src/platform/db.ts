@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Config } from '../config.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Logger } from './logger.ts';
@@ -69,6 +70,8 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 2_000;
 
 export const PGLITE_OPTIONS = {
+  // Loaded at start: the migrations `create extension` it (search's trigram index).
+  extensions: { pg_trgm },
   parsers: { [INT8_OID]: (v: string) => v, [NUMERIC_OID]: (v: string) => v },
 };
 

@@ -55,7 +55,7 @@ export const catalogModule = {
     publicFields: {
       // configure answers from the catalogue alone (and its arguments, part of the key); catalogue
       // writes, rules included, empty the cache.
-      Query: ['products', 'product', 'configure'],
+      Query: ['products', 'product', 'productBySku', 'configure'],
       ProductPaginator: ['data', 'paginatorInfo'],
       PaginatorInfo: [
         'count',

@@ -17,6 +17,7 @@ import {
   findStepsByIds,
   findStepsByProductIds,
 } from './repository.ts';
+import { findProductsBySkus } from './find/repository.ts';
 
 /** Groups rows by a key, returning one array per requested key, in key order. */
 function groupByKey<R>(keys: readonly string[], rows: R[], keyOf: (r: R) => string): R[][] {
@@ -33,10 +34,17 @@ function rowsById<R extends { id: string }>(ids: readonly string[], rows: R[]): 
 
 /** Per request, so nothing is cached across users; one statement per tree level whatever the page size. */
 export function createCatalogLoaders(db: CatalogDb) {
+  const productsById = new DataLoader<string, ProductParent | null>(async (ids) =>
+    rowsById(ids, await findProductsByIds(db, ids)),
+  );
   return {
-    productsById: new DataLoader<string, ProductParent | null>(async (ids) =>
-      rowsById(ids, await findProductsByIds(db, ids)),
-    ),
+    productsById,
+    // Exact and case-sensitive, as the unique index compares; found products also serve product(id).
+    productsBySku: new DataLoader<string, ProductParent | null>(async (skus) => {
+      const found = new Map((await findProductsBySkus(db, skus)).map((p) => [p.sku, p]));
+      for (const product of found.values()) productsById.prime(product.id, product);
+      return skus.map((sku) => found.get(sku) ?? null);
+    }),
     stepsById: new DataLoader<string, StepParent | null>(async (ids) => rowsById(ids, await findStepsByIds(db, ids))),
     componentsById: new DataLoader<string, ComponentParent | null>(async (ids) =>
       rowsById(ids, await findComponentsByIds(db, ids)),

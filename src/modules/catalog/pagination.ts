@@ -4,8 +4,11 @@ import { parseRowId } from '../../platform/ids.ts';
 
 // A cursor is base64url("<kind>:<id>:<crc32 of kind:id>"), id being a page's last product (a keyset position,
 // never an offset). Only the canonical form decodes: an edited or foreign cursor is refused, not restarted at page one.
+// A page with search, filter or another order has a keyset cursor (below): its sort key values too, and the query's binding.
 
 const MAX_CURSOR_LENGTH = 128;
+// Two names of 200 characters, each up to 4 UTF-8 bytes, in base64.
+const MAX_KEYSET_CURSOR_LENGTH = 4096;
 
 function checksum(payload: string): string {
   return crc32(payload).toString(16).padStart(8, '0');
@@ -25,6 +28,45 @@ export function decodeCursor(kind: string, cursor: string): string | null {
   if (id === null || checksum(`${kind}:${id}`) !== match[3]) return null;
   // Canonical form only: other base64 spellings of the same bytes are not ours.
   return encodeCursor(kind, id) === cursor ? id : null;
+}
+
+export interface KeysetPosition {
+  /** The sort key values of the page's last row, as text, in the order's clause order. */
+  values: string[];
+  id: string;
+}
+
+/** base64url(JSON ["k", binding, values, id] + ":" + crc32): the position after a row, bound to one query. */
+export function encodeKeysetCursor(binding: string, position: KeysetPosition): string {
+  const payload = JSON.stringify(['k', binding, position.values, position.id]);
+  return Buffer.from(`${payload}:${checksum(payload)}`, 'utf8').toString('base64url');
+}
+
+/** null unless the cursor is ours, unedited, for this binding, with `valueCount` values each passing `valid`. */
+export function decodeKeysetCursor(
+  binding: string,
+  cursor: string,
+  valueCount: number,
+  valid: (index: number, value: string) => boolean,
+): KeysetPosition | null {
+  if (cursor.length === 0 || cursor.length > MAX_KEYSET_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const split = text.length - 9;
+  if (split < 0 || text[split] !== ':' || checksum(text.slice(0, split)) !== text.slice(split + 1)) return null;
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(text.slice(0, split));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(decoded) || decoded.length !== 4 || decoded[0] !== 'k' || decoded[1] !== binding) return null;
+  const [, , values, id] = decoded as unknown[];
+  if (!Array.isArray(values) || values.length !== valueCount || typeof id !== 'string') return null;
+  if (!values.every((v, i) => typeof v === 'string' && !v.includes('\0') && valid(i, v))) return null;
+  const rowId = parseRowId(id);
+  if (rowId === null) return null;
+  const position = { values: values as string[], id: rowId };
+  return encodeKeysetCursor(binding, position) === cursor ? position : null;
 }
 
 export interface PaginatorInfo {

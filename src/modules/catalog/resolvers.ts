@@ -16,9 +16,9 @@ const byId = <T>(loader: DataLoader<string, T | null>, id: string) => {
 
 export const catalogResolvers: Resolvers = {
   Query: {
-    products: (_, args, ctx, info) =>
-      ctx.catalog.productPage({ first: args.first, after: args.after, withCounts: selectsPaginatorCounts(info) }),
+    products: (_, args, ctx, info) => ctx.catalog.productPage({ ...args, withCounts: selectsPaginatorCounts(info) }),
     product: (_, args, ctx) => byId(ctx.catalog.loaders.productsById, args.id),
+    productBySku: (_, args, ctx) => ctx.catalog.loaders.productsBySku.load(args.sku),
     configure: async (_, args, ctx) => {
       const configured = await configureProduct(ctx.catalog.loaders, args.productId, args.selections);
       return configured && configurationCheckParent(configured);

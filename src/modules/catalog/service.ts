@@ -2,8 +2,26 @@ import { BadInput } from '../../platform/errors.ts';
 import type { CatalogDb } from './tables.ts';
 import type { CatalogLoaders } from './loaders.ts';
 import type { ProductParent } from './mappers.ts';
-import { buildPaginatorInfo, decodeCursor, encodeCursor, type PaginatorInfo } from './pagination.ts';
-import { findProductPage } from './repository.ts';
+import {
+  buildPaginatorInfo,
+  decodeCursor,
+  decodeKeysetCursor,
+  encodeCursor,
+  encodeKeysetCursor,
+  type KeysetPosition,
+  type PaginatorInfo,
+} from './pagination.ts';
+import { findProductPage, type ProductPageRows } from './repository.ts';
+import {
+  bindingOf,
+  isDefaultQuery,
+  productQueryOf,
+  sortValuesOf,
+  validSortValue,
+  type ProductQuery,
+  type ProductQueryArgs,
+} from './find/query.ts';
+import { findProductQueryPage } from './find/repository.ts';
 
 const PRODUCT_CURSOR_KIND = 'product';
 export interface ProductPage {
@@ -11,9 +29,9 @@ export interface ProductPage {
   paginatorInfo: PaginatorInfo;
 }
 
-export interface ProductPageArgs {
+export interface ProductPageArgs extends ProductQueryArgs {
   first: number;
-  after: string | null | undefined;
+  after?: string | null | undefined;
   withCounts: boolean;
 }
 
@@ -33,13 +51,10 @@ export async function getProductPage(
   if (first < 1) {
     throw new BadInput(`Requested page size must be at least 1, got ${first}.`);
   }
-  let afterId: string | null = null;
-  if (args.after !== null && args.after !== undefined) {
-    afterId = decodeCursor(PRODUCT_CURSOR_KIND, args.after);
-    if (afterId === null) throw new BadInput('Invalid cursor.');
-  }
-
-  const page = await findProductPage(db, { afterId, limit: first + 1, withCounts: args.withCounts });
+  const query = productQueryOf(args);
+  const page = isDefaultQuery(query)
+    ? await defaultPage(db, args.after, first, args.withCounts)
+    : await queryPage(db, query, args.after, first, args.withCounts);
   const data: ProductParent[] = page.rows.slice(0, first);
   // Later product(id) selections in the same request reuse these rows.
   for (const product of data) loaders.productsById.prime(product.id, product);
@@ -52,7 +67,40 @@ export async function getProductPage(
       skipped: page.skipped,
       count: data.length,
       hasMorePages: page.rows.length > first,
-      endCursor: last ? encodeCursor(PRODUCT_CURSOR_KIND, last.id) : null,
+      endCursor: last ? page.cursorAfter(last) : null,
     }),
   };
+}
+
+type Page = ProductPageRows & { cursorAfter(row: ProductParent): string };
+
+/** By id ascending, with no search or filter: the cursors and statements of the seed's query, unchanged. */
+async function defaultPage(db: CatalogDb, after: string | null | undefined, first: number, withCounts: boolean) {
+  let afterId: string | null = null;
+  if (after !== null && after !== undefined) {
+    afterId = decodeCursor(PRODUCT_CURSOR_KIND, after);
+    if (afterId === null) throw new BadInput('Invalid cursor.');
+  }
+  const page = await findProductPage(db, { afterId, limit: first + 1, withCounts });
+  return { ...page, cursorAfter: (row: ProductParent) => encodeCursor(PRODUCT_CURSOR_KIND, row.id) } satisfies Page;
+}
+
+async function queryPage(
+  db: CatalogDb,
+  query: ProductQuery,
+  after: string | null | undefined,
+  first: number,
+  withCounts: boolean,
+) {
+  const binding = bindingOf(query);
+  let position: KeysetPosition | null = null;
+  if (after !== null && after !== undefined) {
+    position = decodeKeysetCursor(binding, after, query.order.length, (i, v) => validSortValue(query, i, v));
+    if (position === null) throw new BadInput('Invalid cursor.');
+  }
+  const page = await findProductQueryPage(db, query, { after: position, limit: first + 1, withCounts });
+  return {
+    ...page,
+    cursorAfter: (row: ProductParent) => encodeKeysetCursor(binding, { values: sortValuesOf(query, row), id: row.id }),
+  } satisfies Page;
 }

@@ -43,14 +43,21 @@ export type Query = {
    */
   configure?: Maybe<ConfigurationCheck>;
   /**
-   * A page of products ordered by id ascending. Ask for the first page with `first` alone; ask
-   * for the next with `first` and `after` set to the previous page's `paginatorInfo.endCursor`.
-   * Errors (code `BAD_USER_INPUT`): `first` outside 1 to the maximum page size, and a malformed
-   * or corrupted `after` cursor (`Invalid cursor.`).
+   * A page of products: those matching `search` and `filter`, in `orderBy`'s order (by id
+   * ascending by default; ties always end on id ascending, so the order is total). Ask for the
+   * first page with `first` (and the same `search`, `filter` and `orderBy` every time); ask for the
+   * next with `after` set to the previous page's `paginatorInfo.endCursor`. A walk sees every
+   * product whose sort key does not change meanwhile exactly once, whatever is inserted or deleted.
+   * Errors (code `BAD_USER_INPUT`): `first` outside 1 to the maximum page size; a malformed or
+   * corrupted `after`, or one taken from a query with other `search`, `filter` or `orderBy`
+   * (`Invalid cursor.`); a `search` over 100 characters; more than 100 `filter.skus`; more than 2
+   * `orderBy` clauses, or a column named twice.
    */
   products: ProductPaginator;
   /** One product by its id, or null when no product has that id (including ids that are not positive integers). */
   product?: Maybe<Product>;
+  /** One product by its sku (exact, case-sensitive: the key import, export and upsert use), or null when none has it. */
+  productBySku?: Maybe<Product>;
 };
 
 
@@ -77,6 +84,9 @@ export type QueryConfigureArgs = {
 export type QueryProductsArgs = {
   first?: Scalars['Int']['input'];
   after?: InputMaybe<Scalars['String']['input']>;
+  search?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<ProductFilter>;
+  orderBy?: InputMaybe<Array<ProductOrderBy>>;
 };
 
 
@@ -89,6 +99,18 @@ export type QueryProductsArgs = {
  */
 export type QueryProductArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/**
+ * The root of every read. Each module adds its own fields with `extend type Query`.
+ * Every operation needs the header `Authorization: Bearer <token>`, with a token issued by
+ * `POST /api/v1/login`; without a valid one the answer is HTTP 401 with the error code
+ * `UNAUTHENTICATED`. Catalogue reads need the token's `catalog:read` ability (every login token
+ * has it); without it the answer is an error with the code `FORBIDDEN`.
+ */
+export type QueryProductBySkuArgs = {
+  sku: Scalars['String']['input'];
 };
 
 /**
@@ -1106,13 +1128,60 @@ export type CreateRuleInput = {
   expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
-/** A page of products, ordered by id ascending. */
+/** A page of products, in the order the query asked for (by id ascending unless `orderBy` says otherwise). */
 export type ProductPaginator = {
   __typename?: 'ProductPaginator';
-  /** The products of this page, ordered by id ascending: at most `first` of them, possibly none. */
+  /** The products of this page, in the query's order: at most `first` of them, possibly none. */
   data: Array<Product>;
-  /** Paging metadata of this page. */
+  /** Paging metadata of this page; `total` counts the products that match the query's `search` and `filter`. */
   paginatorInfo: PaginatorInfo;
+};
+
+/** Which products a page holds, besides `search`; every field given must hold (AND). */
+export type ProductFilter = {
+  /**
+   * Only the products with one of these skus (exact, case-sensitive): at most 100. An empty list
+   * matches no product.
+   */
+  skus?: InputMaybe<Array<Scalars['String']['input']>>;
+  /**
+   * Only the products changed after this instant (strictly): the product itself or anything in
+   * its tree. With `orderBy: [{ column: UPDATED_AT, order: ASC }]` this is a sync ("everything
+   * changed since"). It cannot see deleted products: see docs/graphql-api.md.
+   */
+  updatedAfter?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+/** A column products can be sorted by. */
+export enum ProductOrderColumn {
+  /** The product's id (the default order). */
+  Id = 'ID',
+  /** The name, case-insensitively (`lower(name)` under the "C" collation, then the name itself). */
+  Name = 'NAME',
+  /** The sku, case-insensitively (`lower(sku)` under the "C" collation, then the sku itself). */
+  Sku = 'SKU',
+  /** The price before choices. */
+  BasePrice = 'BASE_PRICE',
+  /** When the product was created. */
+  CreatedAt = 'CREATED_AT',
+  /** When the product or anything in its tree last changed. */
+  UpdatedAt = 'UPDATED_AT'
+}
+
+/** A sort direction. */
+export enum SortOrder {
+  /** Smallest first. */
+  Asc = 'ASC',
+  /** Largest first. */
+  Desc = 'DESC'
+}
+
+/** One clause of `orderBy` (Lighthouse's shape). */
+export type ProductOrderBy = {
+  /** The column to sort by. */
+  column: ProductOrderColumn;
+  /** The direction; ascending when left out. */
+  order?: SortOrder;
 };
 
 
@@ -1264,6 +1333,10 @@ export type ResolversTypes = {
   RuleInput: RuleInput;
   CreateRuleInput: CreateRuleInput;
   ProductPaginator: ResolverTypeWrapper<ProductPage>;
+  ProductFilter: ProductFilter;
+  ProductOrderColumn: ProductOrderColumn;
+  SortOrder: SortOrder;
+  ProductOrderBy: ProductOrderBy;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -1308,12 +1381,15 @@ export type ResolversParentTypes = {
   RuleInput: RuleInput;
   CreateRuleInput: CreateRuleInput;
   ProductPaginator: ProductPage;
+  ProductFilter: ProductFilter;
+  ProductOrderBy: ProductOrderBy;
 };
 
 export type QueryResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   configure?: Resolver<Maybe<ResolversTypes['ConfigurationCheck']>, ParentType, ContextType, RequireFields<QueryConfigureArgs, 'productId' | 'selections'>>;
   products?: Resolver<ResolversTypes['ProductPaginator'], ParentType, ContextType, RequireFields<QueryProductsArgs, 'first'>>;
   product?: Resolver<Maybe<ResolversTypes['Product']>, ParentType, ContextType, RequireFields<QueryProductArgs, 'id'>>;
+  productBySku?: Resolver<Maybe<ResolversTypes['Product']>, ParentType, ContextType, RequireFields<QueryProductBySkuArgs, 'sku'>>;
 };
 
 export type MutationResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {

@@ -1,0 +1,128 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { CatalogDb } from '../tables.ts';
+import type { KeysetPosition } from '../pagination.ts';
+import { productColumns, type ProductPageRows, type ProductRow } from '../repository.ts';
+import type { OrderClause, ProductQuery } from './query.ts';
+
+// The page of a query with search, filter or another order. Each sort key is written exactly as the
+// indexes of migration 0018 define it, so a single-clause order and its keyset position are an index range.
+
+interface SortKey {
+  column: RawBuilder<unknown>;
+  /** The same expression over a cursor's text value. */
+  value: (text: string) => RawBuilder<unknown>;
+  descending: boolean;
+}
+
+const lowerC = (column: string) => sql`lower(${sql.ref(column)} COLLATE "C")`;
+const textC = (column: string) => sql`(${sql.ref(column)} COLLATE "C")`;
+
+function keysOf(clause: OrderClause): SortKey[] {
+  const { descending } = clause;
+  switch (clause.column) {
+    case 'NAME':
+    case 'SKU': {
+      const column = clause.column === 'NAME' ? 'name' : 'sku';
+      return [
+        { column: lowerC(column), value: (v) => sql`lower(${v}::text COLLATE "C")`, descending },
+        { column: textC(column), value: (v) => sql`(${v}::text COLLATE "C")`, descending },
+      ];
+    }
+    case 'BASE_PRICE':
+      return [{ column: sql.ref('base_price'), value: (v) => sql`${v}::numeric`, descending }];
+    case 'CREATED_AT':
+      return [{ column: sql.ref('created_at'), value: (v) => sql`${v}::timestamptz`, descending }];
+    case 'UPDATED_AT':
+      return [{ column: sql.ref('updated_at'), value: (v) => sql`${v}::timestamptz`, descending }];
+  }
+}
+
+/** The query's sort keys, ending on the id; and the cursor's value for each. */
+function sortKeys(q: ProductQuery, after: KeysetPosition | null) {
+  const keys = q.order.flatMap(keysOf);
+  keys.push({ column: sql.ref('products.id'), value: (v) => sql`${v}::bigint`, descending: q.idDescending });
+  if (after === null) return { keys, values: null };
+  // NAME and SKU are two keys read from one value.
+  const texts = q.order.flatMap((clause, i) =>
+    clause.column === 'NAME' || clause.column === 'SKU' ? [after.values[i]!, after.values[i]!] : [after.values[i]!],
+  );
+  texts.push(after.id);
+  return { keys, values: keys.map((key, i) => key.value(texts[i]!)) };
+}
+
+const row = (parts: RawBuilder<unknown>[]) => sql`(${sql.join(parts)})`;
+
+/**
+ * Rows after the position in the keys' order. The longest leading run of keys in one direction is a
+ * row comparison the index serves as a range; the rest of the lexicographic order is a filter on it.
+ */
+function afterPosition(keys: SortKey[], values: RawBuilder<unknown>[]): RawBuilder<boolean> {
+  let run = 1;
+  while (run < keys.length && keys[run]!.descending === keys[0]!.descending) run++;
+  const op = (descending: boolean, strict: boolean) =>
+    sql.raw(descending ? (strict ? '<' : '<=') : strict ? '>' : '>=');
+  const lead = (strict: boolean) =>
+    sql`${row(keys.slice(0, run).map((k) => k.column))} ${op(keys[0]!.descending, strict)} ${row(values.slice(0, run))}`;
+  if (run === keys.length) return sql<boolean>`${lead(true)}`;
+  const beyond = keys.map((key, i) => {
+    const equal = keys.slice(0, i).map((k, j) => sql`${k.column} = ${values[j]!}`);
+    return sql`(${sql.join([...equal, sql`${key.column} ${op(key.descending, true)} ${values[i]!}`], sql` AND `)})`;
+  });
+  return sql<boolean>`${lead(false)} AND (${sql.join(beyond, sql` OR `)})`;
+}
+
+/** `%`, `_` and `\` are plain characters in a search: escaped for LIKE's default escape character. */
+const containsPattern = (search: string) => `%${search.replace(/[\\%_]/g, '\\$&')}%`;
+
+function matches(q: ProductQuery): RawBuilder<boolean>[] {
+  const conditions: RawBuilder<boolean>[] = [];
+  if (q.search !== null) {
+    const pattern = containsPattern(q.search);
+    conditions.push(sql<boolean>`(products.name ILIKE ${pattern} OR products.sku ILIKE ${pattern})`);
+  }
+  if (q.skus !== null) conditions.push(sql<boolean>`products.sku = ANY(${q.skus}::text[])`);
+  if (q.updatedAfter !== null) {
+    conditions.push(sql<boolean>`products.updated_at > ${q.updatedAfter.toISOString()}::timestamptz`);
+  }
+  return conditions;
+}
+
+const all = (conditions: RawBuilder<boolean>[]) =>
+  conditions.length === 0 ? sql<boolean>`true` : sql<boolean>`${sql.join(conditions, sql` AND `)}`;
+
+/** `limit` is one more than the page size; the counts, when asked for, are a second statement run alongside. */
+export async function findProductQueryPage(
+  db: CatalogDb,
+  q: ProductQuery,
+  { after, limit, withCounts }: { after: KeysetPosition | null; limit: number; withCounts: boolean },
+): Promise<ProductPageRows> {
+  const { keys, values } = sortKeys(q, after);
+  const filters = matches(q);
+  const position = values && afterPosition(keys, values);
+  let page = db
+    .selectFrom('products')
+    .select(productColumns)
+    .where(all(position ? [...filters, position] : filters));
+  for (const key of keys) page = page.orderBy(sql`${key.column} ${sql.raw(key.descending ? 'DESC' : 'ASC')}`);
+  const rowsQuery = page.limit(limit).execute() as Promise<ProductRow[]>;
+  if (!withCounts) return { rows: await rowsQuery, total: null, skipped: null };
+
+  const countsQuery = db
+    .selectFrom('products')
+    .select([
+      sql<string>`count(*)`.as('total'),
+      (position ? sql<string>`count(*) FILTER (WHERE NOT (${position}))` : sql<string>`0`).as('skipped'),
+    ])
+    .where(all(filters))
+    .executeTakeFirstOrThrow();
+  const [rows, counts] = await Promise.all([rowsQuery, countsQuery]);
+  return { rows, total: Number(counts.total), skipped: Number(counts.skipped) };
+}
+
+/** Products by sku, for productBySku's loader. */
+export const findProductsBySkus = (db: CatalogDb, skus: readonly string[]) =>
+  db
+    .selectFrom('products')
+    .select(productColumns)
+    .where(sql<boolean>`sku = ANY(${[...skus]}::text[])`)
+    .execute() as Promise<ProductRow[]>;
