@@ -32,7 +32,8 @@ export interface ProductQueryArgs {
   search?: string | null | undefined;
   filter?: { skus?: string[] | null | undefined; updatedAfter?: Date | null | undefined } | null | undefined;
   orderBy?:
-    readonly { column: ProductOrderColumn | OrderColumn; order?: SortOrder | 'ASC' | 'DESC' | undefined }[] | null;
+    | readonly { column: ProductOrderColumn | OrderColumn; order?: SortOrder | 'ASC' | 'DESC' | null | undefined }[]
+    | null;
 }
 
 export function productQueryOf(args: ProductQueryArgs): ProductQuery {

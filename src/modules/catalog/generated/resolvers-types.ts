@@ -1180,8 +1180,8 @@ export enum SortOrder {
 export type ProductOrderBy = {
   /** The column to sort by. */
   column: ProductOrderColumn;
-  /** The direction; ascending when left out. */
-  order?: SortOrder;
+  /** The direction; ascending when left out or null. */
+  order?: InputMaybe<SortOrder>;
 };
 
 
