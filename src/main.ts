@@ -150,7 +150,7 @@ async function main(): Promise<void> {
     () => stopping,
     async () => {
       if (database.kind !== 'embedded') return;
-      const demo = await seedDemoIfEmpty(database.db, app.modules.auth.service);
+      const demo = await seedDemoIfEmpty(database.db, app.modules.auth.service, config.catalog.currency);
       if (demo) {
         // Printed once, on the first start of an empty embedded database; never logged.
         process.stdout.write(

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { countUsers, type AuthService } from '../../src/modules/auth/index.ts';
 import { countProducts } from '../../src/modules/catalog/index.ts';
 import type { Database } from '../../src/modules/index.ts';
@@ -12,7 +12,8 @@ const DEMO_SEED = 1;
 
 /**
  * Fills an empty embedded database with a demo catalogue and one demo user: 50 generated products,
- * then two configurable ones with prices and rules (./configurable.ts). Only
+ * then two configurable ones with prices and rules (./configurable.ts), all priced in the instance's
+ * CATALOG_CURRENCY (as a product created without a currency is). Only
  * main.ts calls it, and only for the embedded database: a PostgreSQL server is
  * never seeded behind its operator's back. Returns the generated credentials
  * (to be shown once) or null when the database already had data.
@@ -20,10 +21,12 @@ const DEMO_SEED = 1;
 export async function seedDemoIfEmpty(
   db: Kysely<Database>,
   auth: AuthService,
+  currency: string,
 ): Promise<{ email: string; password: string } | null> {
   if ((await countUsers(db)) > 0 || (await countProducts(db)) > 0) return null;
   await seedCatalog(db, { products: DEMO_PRODUCTS, seed: DEMO_SEED });
   await seedConfigurableProducts(db);
+  await sql`UPDATE products SET currency = ${currency}`.execute(db);
   const password = randomBytes(15).toString('base64url');
   await auth.createUser({ name: 'Demo User', email: DEMO_EMAIL, password, isAdmin: true });
   return { email: DEMO_EMAIL, password };

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { FieldErrors } from '../../src/platform/errors.ts';
+import { MAX_TEXT_CHARACTERS } from '../../src/modules/catalog/index.ts';
 
 /**
  * Reads `{"products": [ ... ]}` a product at a time, so an import's memory does not grow with its file.
@@ -11,8 +12,11 @@ import type { FieldErrors } from '../../src/platform/errors.ts';
  * than MAX_PRODUCT_BYTES is not built at all.
  */
 
-/** Far above any text the catalogue accepts (200 characters, even written as \u escapes). */
-export const MAX_TEXT_BYTES = 4096;
+/**
+ * The longest text the catalogue accepts with every character written at its longest (an astral character as
+ * two \u escapes, 12 bytes), and room for the quotes: anything longer cannot be valid, whatever its spelling.
+ */
+export const MAX_TEXT_BYTES = MAX_TEXT_CHARACTERS * 12 + 2;
 /** Room for ~250,000 customisations of ~60 bytes each. */
 export const MAX_PRODUCT_BYTES = 16 * 1024 * 1024;
 // Beyond this a number cannot be a valid order, position or price; it is still checked as JSON.

@@ -306,7 +306,7 @@ describe('catalog:export and catalog:import', () => {
         'products.5 (sku "D-9\\t"):',
         '  products.5.sku: The sku appears earlier in the file (products.3).',
         'products.6 (sku "BIG-1"):',
-        '  products.6.name: The name must not be greater than 4096 bytes in an import file (it has 5000000).',
+        '  products.6.name: The name must not be greater than 12002 bytes in an import file (it has 5000000).',
         '',
       ]);
       const products = (await rows(c)).products as { sku: string; name: string }[];

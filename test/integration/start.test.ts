@@ -24,6 +24,8 @@ function start(port: number): Promise<{ child: ChildProcess; output: () => strin
     PORT: String(port),
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',
+    // The demo catalogue is priced in the instance's currency.
+    CATALOG_CURRENCY: 'CHF',
   };
   delete env.DATABASE_URL;
   const child = spawn(process.execPath, serviceNodeArgs(), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -96,7 +98,7 @@ describe('npm start on the embedded database', () => {
     });
     const check = await configure.json();
     expect(check.errors).toBeUndefined();
-    expect(check.data.configure.product).toEqual({ name: 'Configurable Walnut Desk', basePrice: 399, currency: 'EUR' });
+    expect(check.data.configure.product).toEqual({ name: 'Configurable Walnut Desk', basePrice: 399, currency: 'CHF' });
     expect(check.data.configure.valid).toBe(false);
     expect(
       check.data.configure.violations.map((v: any) => [v.code, v.customisationId, v.otherCustomisationId]),
@@ -105,8 +107,8 @@ describe('npm start on the embedded database', () => {
       ['REQUIRES', '3010', '3009'],
       ['VALUE_REQUIRED', '3010', null],
     ]);
-    expect(check.data.configure.price.base).toEqual({ amount: '399.00', currency: 'EUR' });
-    expect(check.data.configure.price.total).toEqual({ amount: '593.00', currency: 'EUR' });
+    expect(check.data.configure.price.base).toEqual({ amount: '399.00', currency: 'CHF' });
+    expect(check.data.configure.price.total).toEqual({ amount: '593.00', currency: 'CHF' });
     expect(check.data.configure.price.lines.map((l: any) => [l.name, l.mode, l.amount.amount])).toEqual([
       ['160 x 80 cm', 'REPLACE_BASE', '549.00'],
       ['Natural oil', 'ADD', '0.00'],

@@ -100,6 +100,15 @@ describe('ProductsReader', () => {
     expect(next!.value).toEqual({ sku: 'B' });
   });
 
+  it('decodes the longest text the catalogue accepts, every character written as escapes', () => {
+    // 1000 astral characters (a rule's longest message), each a \u-escaped surrogate pair: 12 bytes each.
+    const message = '😀'.repeat(1000);
+    const escaped = message.replace(/[\s\S]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const [entry] = read(`{"products": [{"sku": "A", "rules": [{"message": "${escaped}"}]}]}`, [4096]);
+    expect(entry!.errors).toEqual({});
+    expect(entry!.value).toEqual({ sku: 'A', rules: [{ message }] });
+  });
+
   it('keeps "__proto__" an own property, as JSON.parse does', () => {
     const [entry] = read('{"products": [{"__proto__": {"polluted": true}}]}');
     expect(Object.getPrototypeOf(entry!.value)).toBe(Object.prototype);

@@ -121,6 +121,8 @@ const TYPE_MAX = 50;
 const SLOT_MAX = 1_000_000;
 const PRICE_MAX = 9_999_999_999.99;
 const MESSAGE_MAX = 1000;
+/** The longest text any field of the catalogue accepts, in characters (an import file's reader bounds texts by it). */
+export const MAX_TEXT_CHARACTERS = Math.max(NAME_MAX, SKU_MAX, TYPE_MAX, MESSAGE_MAX);
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 const PRICE_MODES: readonly string[] = ['ADD', 'REPLACE_BASE'];
 const RULE_KINDS: readonly string[] = ['REQUIRES', 'EXCLUDES'];
