@@ -12,9 +12,28 @@ function singleOperation(document: DocumentNode): boolean {
 }
 
 /**
- * Compiled queries are cached by document text as well as by object: scope checking hands execution a
- * rewritten copy of the document on every request.
+ * Scope checking (@envelop/generic-auth's extended validation) hands execution a rewritten copy of the
+ * document on every request, which graphql-jit's caches, by object and by the parsed document's text,
+ * never find: every request compiled its query again. This hands graphql-jit the first copy executed for
+ * the same text instead. The plugins that rewrite do so alike for one text whoever sends it (a refused
+ * field refuses the whole operation), so that copy is the same document.
  */
+function useOneDocumentPerText(): Plugin {
+  const firstByText = createDocumentCache<DocumentNode>();
+  return {
+    onExecute({ args, executeFn, setExecuteFn }) {
+      const text = (args.contextValue as { params?: { query?: unknown } }).params?.query;
+      if (typeof text !== 'string') return;
+      setExecuteFn((execution) => {
+        let document = firstByText.get(text);
+        if (document === undefined) firstByText.set(text, (document = execution.document));
+        return executeFn({ ...execution, document });
+      });
+    },
+  };
+}
+
+/** graphql-jit for single-operation documents; compiled once per document text. */
 export function useCompiledExecution(logger: Logger): Plugin {
   return {
     onPluginInit({ addPlugin }) {
@@ -32,6 +51,8 @@ export function useCompiledExecution(logger: Logger): Plugin {
         ) as Plugin,
       );
       addPlugin(useJitErrorLocations());
+      // After graphql-jit: it wraps the executor graphql-jit set, so it sees the document graphql-jit will.
+      addPlugin(useOneDocumentPerText());
     },
   };
 }
