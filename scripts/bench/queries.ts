@@ -18,11 +18,11 @@ export const QUERIES = {
   Q2: `query Page($after: String) { products(first: 20, after: $after) { data { ${PRODUCT} } paginatorInfo { hasMorePages endCursor } } }`,
   Q3: '{ products(first: 20) { data { id name sku } } }',
   // The product at Q1's full depth, checked and priced with ten choices (the reference serves no configure).
+  Q4: `query Configure($id: ID!, $selections: [SelectionInput!]!) { configure(productId: $id, selections: $selections) { product { ${PRODUCT} } valid violations { code customisationId } price { base { amount currency } lines { customisationId name mode amount { amount } } total { amount currency } } } }`,
   // products(search) and products(orderBy) pages, each beside Q3, the plain page (the reference serves neither).
   Q5: 'query Find($search: String!) { products(first: 20, search: $search) { data { id name sku } } }',
   Q6: 'query ByName($after: String!) { products(first: 20, after: $after, orderBy: [{ column: NAME, order: ASC }]) { data { id name sku } } }',
   Q5t: 'query FindCounted($search: String!) { products(first: 20, search: $search) { data { id name sku } paginatorInfo { total } } }',
-  Q4: `query Configure($id: ID!, $selections: [SelectionInput!]!) { configure(productId: $id, selections: $selections) { product { ${PRODUCT} } valid violations { code customisationId } price { base { amount currency } lines { customisationId name mode amount { amount } } total { amount currency } } } }`,
 } as const;
 
 /** Hot variants: Q1, Q2 and Q4 with ids and cursors drawn Zipf-like (s = 1) over the whole catalogue. */
