@@ -19,6 +19,10 @@ export const QUERIES = {
   Q3: '{ products(first: 20) { data { id name sku } } }',
   // The product at Q1's full depth, checked and priced with ten choices (the reference serves no configure).
   Q4: `query Configure($id: ID!, $selections: [SelectionInput!]!) { configure(productId: $id, selections: $selections) { product { ${PRODUCT} } valid violations { code customisationId } price { base { amount currency } lines { customisationId name mode amount { amount } } total { amount currency } } } }`,
+  // products(search) and products(orderBy) pages, each beside Q3, the plain page (the reference serves neither).
+  Q5: 'query Find($search: String!) { products(first: 20, search: $search) { data { id name sku } } }',
+  Q6: 'query ByName($after: String!) { products(first: 20, after: $after, orderBy: [{ column: NAME, order: ASC }]) { data { id name sku } } }',
+  Q5t: 'query FindCounted($search: String!) { products(first: 20, search: $search) { data { id name sku } paginatorInfo { total } } }',
 } as const;
 
 /** Hot variants: Q1, Q2 and Q4 with ids and cursors drawn Zipf-like (s = 1) over the whole catalogue. */
@@ -28,6 +32,10 @@ const HOT = { Q1z: 'Q1', Q2z: 'Q2', Q4z: 'Q4' } as const;
 export const REFERENCE_QUERIES: readonly QueryName[] = ['Q0', 'Q1', 'Q2', 'Q3', 'Q1z', 'Q2z'];
 /** Each configure query and the product(id) query it is measured against, on the same server. */
 export const CONFIGURE_BASELINE: Partial<Record<QueryName, QueryName>> = { Q4: 'Q1', Q4z: 'Q1z' };
+/** Each search or ordered page and the plain first page it is measured against, on the same server. */
+export const FIND_BASELINE: Partial<Record<QueryName, QueryName>> = { Q5: 'Q3', Q6: 'Q3', Q5t: 'Q3' };
+/** The service-only queries' answers hold products: an empty page is a bad answer. */
+export const FIND_QUERIES: readonly QueryName[] = ['Q5', 'Q6', 'Q5t'];
 /** Ten choices per product: the first customisation of each of its first ten components (catalogue order). */
 export type Selections = ReadonlyMap<string, readonly { customisationId: string; value?: string }[]>;
 export const ZIPF_DRAWS = 20_000;
@@ -41,14 +49,31 @@ export const QUERY_LABELS: Record<QueryName, string> = {
   Q2: 'products(first: 20, after) full depth, random cursors',
   Q3: 'products(first: 20) { data { id name sku } }',
   Q4: 'configure(productId, ten selections) { product full depth, price }, random ids',
+  Q5: 'products(first: 20, search) { data { id name sku } }, searches of six characters matching 10 skus each',
+  Q6: 'products(first: 20, after, orderBy NAME ASC) { data { id name sku } }, cursors past the first quarter of the walk',
+  Q5t: 'Q5 with paginatorInfo { total }',
   Q1z: 'product(id) full depth, Zipf ids (s = 1) over the catalogue',
   Q2z: 'products(first: 20, after) full depth, Zipf cursors (s = 1) over the catalogue',
   Q4z: 'configure(productId, ten selections) { product full depth, price }, Zipf ids (s = 1)',
 };
 
 /** Which service runs a query: the cold one (no response cache) the uniform ones, the hot one the rest. */
-export const COLD_QUERIES: readonly QueryName[] = ['Q0', 'Q1', 'Q2', 'Q3', 'Q4'];
+export const COLD_QUERIES: readonly QueryName[] = ['Q0', 'Q1', 'Q2', 'Q3', 'Q4', 'Q5', 'Q6', 'Q5t'];
 export const HOT_QUERIES: readonly QueryName[] = ['Q0', 'Q1z', 'Q2z', 'Q3', 'Q4z'];
+
+/** The bench catalogue's skus are S<seed>-000001…: "-" and five digits match exactly ten of them. */
+export function skuSearchTerms(products: number, count: number): string[] {
+  const rng = createRng(5);
+  const tens = Math.floor((products - 9) / 10);
+  if (tens < 1) throw new Error('Q5 needs at least 19 products');
+  return Array.from({ length: count }, () => `-${String(1 + Math.floor(rng() * tens)).padStart(5, '0')}`);
+}
+
+/** What Q5 and Q6 draw from: search terms, and cursors (the service's own) after products in name order. */
+export interface FindInputs {
+  searches: readonly string[];
+  nameCursors: readonly string[];
+}
 
 /**
  * The distinct request bodies a case draws from: random product ids for Q1, random
@@ -60,6 +85,7 @@ export function requestBodies(
   count: number,
   encodeCursor: (id: string) => string,
   selections: Selections = new Map(),
+  find: FindInputs = { searches: [], nameCursors: [] },
 ): string[] {
   // Q4 draws the very ids Q1 draws (Q4z those of Q1z), so the two compare on the same products.
   const rng = createRng(['Q1', 'Q1z', 'Q4', 'Q4z'].includes(name) ? 1 : 2);
@@ -91,6 +117,11 @@ export function requestBodies(
       return Array.from({ length: ZIPF_DRAWS }, () =>
         JSON.stringify({ query: QUERIES[HOT[name]], variables: { after: encodeCursor(zipf()) } }),
       );
+    case 'Q5':
+    case 'Q5t':
+      return find.searches.map((search) => JSON.stringify({ query: QUERIES[name], variables: { search } }));
+    case 'Q6':
+      return find.nameCursors.map((after) => JSON.stringify({ query: QUERIES.Q6, variables: { after } }));
     case 'Q4':
     case 'Q4z': {
       const body = (id: string) =>

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { encodeCursor } from '../../src/modules/catalog/index.ts';
+import { encodeCursor, productCursorAfter } from '../../src/modules/catalog/index.ts';
+import { createRng } from '../../db/seeds/catalog.ts';
 import { ensureDatabase, prepareDataset, revokeToken } from '../lib/dataset.ts';
 import { stopServer, type Server } from '../lib/service-process.ts';
 import { emptyTotals, runCase, type CaseContext, type CaseTotals } from './case-runner.ts';
@@ -9,10 +10,13 @@ import { PgMonitor } from './pg-monitor.ts';
 import pg from 'pg';
 import {
   COLD_QUERIES,
+  FIND_QUERIES,
   HOT_QUERIES,
   QUERY_LABELS,
   REFERENCE_QUERIES,
   requestBodies,
+  skuSearchTerms,
+  type FindInputs,
   type QueryName,
   type Selections,
 } from './queries.ts';
@@ -54,9 +58,13 @@ async function main(): Promise<number> {
       );
     // A query the reference serves needs both; configure runs on the service alone.
     queries = settings.queries.filter((q) => runsOn(q).length > (REFERENCE_QUERIES.includes(q) ? 1 : 0));
-    const selections = queries.some((q) => !REFERENCE_QUERIES.includes(q))
-      ? await loadSelections(settings.url)
-      : new Map();
+    const selections = queries.some((q) => q === 'Q4' || q === 'Q4z') ? await loadSelections(settings.url) : new Map();
+    const find: FindInputs = queries.some((q) => FIND_QUERIES.includes(q))
+      ? {
+          searches: skuSearchTerms(settings.products, settings.distinct),
+          nameCursors: await loadNameCursors(settings.url, settings.distinct),
+        }
+      : { searches: [], nameCursors: [] };
 
     // Every distinct request must get the same bytes from both servers before any load.
     let mismatch = false;
@@ -68,6 +76,7 @@ async function main(): Promise<number> {
         settings.distinct,
         (id) => encodeCursor('product', id),
         selections,
+        find,
       );
       // Zipf draws repeat: the distinct ones are checked, up to the usual count (which also warms the hot cache).
       const distinct = [...new Set(bodies)].slice(0, settings.distinct);
@@ -155,6 +164,37 @@ async function loadSelections(url: string): Promise<Selections> {
       out.set(r.product_id, list);
     }
     return out;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Q6's cursors: the service's own, after products drawn past the first quarter of the walk by name
+ * (and 20 before its end, so every page is full), from every product of the database.
+ */
+async function loadNameCursors(url: string, count: number): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{
+      id: string;
+      name: string;
+      sku: string;
+      basePrice: number;
+      createdAt: number;
+      updatedAt: number;
+    }>(`
+      SELECT id::text AS id, name, sku, base_price::float8 AS "basePrice",
+        (extract(epoch FROM created_at) * 1000)::float8 AS "createdAt",
+        (extract(epoch FROM updated_at) * 1000)::float8 AS "updatedAt"
+      FROM products ORDER BY lower(name COLLATE "C"), (name COLLATE "C"), id`);
+    const from = Math.floor(rows.length / 4);
+    const span = rows.length - 20 - from;
+    if (span < 1) throw new Error('Q6 needs at least 28 products');
+    const rng = createRng(6);
+    const orderBy = [{ column: 'NAME', order: 'ASC' }] as const;
+    return Array.from({ length: count }, () => productCursorAfter({ orderBy }, rows[from + Math.floor(rng() * span)]!));
   } finally {
     await client.end();
   }

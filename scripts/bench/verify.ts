@@ -1,5 +1,33 @@
 import type { Server } from '../lib/service-process.ts';
-import type { QueryName } from './queries.ts';
+import { FIND_QUERIES, type QueryName } from './queries.ts';
+
+/**
+ * What is wrong with a find query's answer, or null: a full page of products, each with an id, a name
+ * and a sku, matching the search when there is one, and a total no smaller than the page.
+ */
+export function findAnswerProblem(q: QueryName, body: string, text: string): string | null {
+  const search = (JSON.parse(body) as { variables?: { search?: string } }).variables?.search;
+  let products: { data?: unknown; paginatorInfo?: { total?: unknown } } | undefined;
+  try {
+    products = (JSON.parse(text) as { data?: { products?: typeof products } }).data?.products;
+  } catch {
+    return 'not JSON';
+  }
+  const rows = products?.data;
+  if (!Array.isArray(rows) || rows.length === 0) return 'no products';
+  for (const row of rows as Record<string, unknown>[]) {
+    if (![row.id, row.name, row.sku].every((v) => typeof v === 'string' && v !== '')) return 'a product lacks a field';
+    const hay = `${String(row.name)}\n${String(row.sku)}`.toLowerCase();
+    if (search !== undefined && !hay.includes(search.toLowerCase())) return `${String(row.sku)} does not match`;
+  }
+  if (q === 'Q6' && rows.length !== 20) return `a page of ${rows.length}, not 20`;
+  if (
+    q === 'Q5t' &&
+    !(typeof products?.paginatorInfo?.total === 'number' && products.paginatorInfo.total >= rows.length)
+  )
+    return 'no total, or a total smaller than the page';
+  return null;
+}
 
 /** POSTs every distinct body to both servers and compares the responses byte for byte; with one server, checks it answers cleanly. */
 export async function verify(q: QueryName, bodies: string[], token: string, servers: Server[]): Promise<string[]> {
@@ -26,6 +54,9 @@ export async function verify(q: QueryName, bodies: string[], token: string, serv
           (a.text.includes('"valid":') && !a.text.includes('"valid":true'))
         ) {
           problems.push(`${q} ${body}\n  ${servers[0]!.name} ${a.status} ${a.text.slice(0, 300)}`);
+        } else if (FIND_QUERIES.includes(q)) {
+          const problem = findAnswerProblem(q, body, a.text);
+          if (problem) problems.push(`${q} ${body}: ${problem}\n  ${servers[0]!.name} ${a.text.slice(0, 300)}`);
         }
         continue;
       }

@@ -10,8 +10,13 @@ import { assertStatementMayRun } from './abort.ts';
 import { listenPGlite, listenPostgres, type ChangeFeed, type ListenOptions } from './notifications.ts';
 import { createPoolAdapter } from './pg-pool.ts';
 
-/** Called once per SQL statement sent; tests count statements with it, metrics time them. */
-export type QueryObserver = (event: { sql: string; durationMs: number; failed: boolean }) => void;
+/** Called once per SQL statement sent; tests count statements (and explain them) with it, metrics time them. */
+export type QueryObserver = (event: {
+  sql: string;
+  parameters: readonly unknown[];
+  durationMs: number;
+  failed: boolean;
+}) => void;
 
 export interface DatabaseHandle<DB = any> {
   db: Kysely<DB>;
@@ -56,7 +61,12 @@ function queryObservers() {
   const observers = new Set<QueryObserver>();
   return {
     log(event: LogEvent) {
-      const e = { sql: event.query.sql, durationMs: event.queryDurationMillis, failed: event.level === 'error' };
+      const e = {
+        sql: event.query.sql,
+        parameters: event.query.parameters,
+        durationMs: event.queryDurationMillis,
+        failed: event.level === 'error',
+      };
       for (const observer of observers) observer(e);
     },
     observeQueries(observer: QueryObserver) {

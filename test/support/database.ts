@@ -10,14 +10,17 @@ import {
 import { createLogger } from '../../src/platform/logger.ts';
 import { createScratchDatabase } from './scratch-database.ts';
 
-/** Every SQL statement the app sends, for statement-count assertions. */
+/** Every SQL statement the app sends, for statement-count assertions; with its parameters, to explain it. */
 export class QueryLog {
   statements: string[] = [];
-  record = (event: { sql: string }) => {
+  sent: { sql: string; parameters: readonly unknown[] }[] = [];
+  record = (event: { sql: string; parameters: readonly unknown[] }) => {
     this.statements.push(event.sql);
+    this.sent.push({ sql: event.sql, parameters: event.parameters });
   };
   reset() {
     this.statements = [];
+    this.sent = [];
   }
   get count() {
     return this.statements.length;

@@ -31,6 +31,7 @@ export { evaluate, MAX_SELECTIONS, type ProductTree, type TreeRule } from './con
 export { exportCatalog, importCatalog, ImportStopped, type ImportItem, type ImportSummary } from './writes/transfer.ts';
 export { MAX_TEXT_CHARACTERS, validSku, type ProductInput } from './writes/validation.ts';
 export { encodeCursor } from './pagination.ts';
+export { productCursorAfter } from './service.ts';
 export { createCatalogLoaders, type CatalogLoaders } from './loaders.ts';
 
 export const CATALOG_READ = 'catalog:read';

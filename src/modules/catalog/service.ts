@@ -20,6 +20,7 @@ import {
   validSortValue,
   type ProductQuery,
   type ProductQueryArgs,
+  type SortedRow,
 } from './find/query.ts';
 import { findProductQueryPage } from './find/repository.ts';
 
@@ -103,4 +104,11 @@ async function queryPage(
     ...page,
     cursorAfter: (row: ProductParent) => encodeKeysetCursor(binding, { values: sortValuesOf(query, row), id: row.id }),
   } satisfies Page;
+}
+
+/** The endCursor of a products(args) page ending on this row, as the service would issue it (scripts/bench draws cursors with it). */
+export function productCursorAfter(args: ProductQueryArgs, row: SortedRow & { id: string }): string {
+  const query = productQueryOf(args);
+  if (isDefaultQuery(query)) return encodeCursor(PRODUCT_CURSOR_KIND, row.id);
+  return encodeKeysetCursor(bindingOf(query), { values: sortValuesOf(query, row), id: row.id });
 }

@@ -86,8 +86,11 @@ export function bindingOf(q: ProductQuery): string {
   return crc32(canonical).toString(16).padStart(8, '0');
 }
 
+/** The row's fields a sort key is read from. */
+export type SortedRow = Pick<ProductParent, 'name' | 'sku' | 'basePrice' | 'createdAt' | 'updatedAt'>;
+
 /** The page's sort key values of a row, as text the SQL casts back exactly, in the order's clause order. */
-export function sortValuesOf(q: ProductQuery, row: ProductParent): string[] {
+export function sortValuesOf(q: ProductQuery, row: SortedRow): string[] {
   return q.order.map(({ column }) => {
     switch (column) {
       case 'NAME':
