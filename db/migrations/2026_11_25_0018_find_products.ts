@@ -10,18 +10,24 @@ export async function up(db: Kysely<any>): Promise<void> {
   // combined by a BitmapOr.
   await sql`CREATE INDEX products_name_trgm_idx ON products USING gin (name gin_trgm_ops)`.execute(db);
   await sql`CREATE INDEX products_sku_trgm_idx ON products USING gin (sku gin_trgm_ops)`.execute(db);
-  // One b-tree per orderBy column, ending in id: each single-clause order, and its keyset
-  // position, is an index range (DESC walks it backwards, an incremental sort puts ties on id
-  // ascending). NAME and SKU sort case-insensitively under "C", then by the value itself, so the
-  // order is the same whatever the database's collation.
-  await sql`CREATE INDEX products_name_order_idx ON products (lower(name COLLATE "C"), (name COLLATE "C"), id)`.execute(
-    db,
-  );
-  await sql`CREATE INDEX products_sku_order_idx ON products (lower(sku COLLATE "C"), (sku COLLATE "C"), id)`.execute(
-    db,
-  );
-  await sql`CREATE INDEX products_base_price_order_idx ON products (base_price, id)`.execute(db);
-  await sql`CREATE INDEX products_created_at_order_idx ON products (created_at, id)`.execute(db);
-  // Also serves filter.updatedAfter.
-  await sql`CREATE INDEX products_updated_at_order_idx ON products (updated_at, id)`.execute(db);
+  // Two b-trees per orderBy column: (key, id) for ASC and (key DESC, id) for DESC, ties on id
+  // ascending either way, so each single-clause order and its keyset position is one index range read
+  // forwards. (A backward scan of the first gives ties on id descending: with many equal keys, say every
+  // product at base price 0, each page would sort the whole group.) NAME and SKU sort case-insensitively
+  // under "C", then by the value itself, so the order is the same whatever the database's collation.
+  for (const [column, key] of [
+    ['name', (dir: string) => `lower(name COLLATE "C") ${dir}, (name COLLATE "C") ${dir}`],
+    ['sku', (dir: string) => `lower(sku COLLATE "C") ${dir}, (sku COLLATE "C") ${dir}`],
+    ['base_price', (dir: string) => `base_price ${dir}`],
+    ['created_at', (dir: string) => `created_at ${dir}`],
+    // (updated_at, id) also serves filter.updatedAfter.
+    ['updated_at', (dir: string) => `updated_at ${dir}`],
+  ] as const) {
+    await sql`CREATE INDEX ${sql.id(`products_${column}_order_idx`)} ON products (${sql.raw(key('ASC'))}, id)`.execute(
+      db,
+    );
+    await sql`CREATE INDEX ${sql.id(`products_${column}_desc_order_idx`)} ON products (${sql.raw(key('DESC'))}, id)`.execute(
+      db,
+    );
+  }
 }
