@@ -78,26 +78,38 @@ function keyCompare(column: Column, a: Row, b: Row): number {
   }
 }
 
-/** Negative when `a` comes first: the column in its direction, ties on id ascending. */
-const orderOf = (column: Column, direction: Direction) => (a: Row, b: Row) => {
-  const k = direction === 'DESC' ? -keyCompare(column, a, b) : keyCompare(column, a, b);
-  return k || byId(a, b);
+interface Clause {
+  column: Column;
+  order: Direction;
+}
+
+/** Negative when `a` comes first: each clause in its direction (ID ends the order), then id ascending. */
+const orderOf = (clauses: Clause[]) => (a: Row, b: Row) => {
+  for (const { column, order } of clauses) {
+    const k = order === 'DESC' ? -keyCompare(column, a, b) : keyCompare(column, a, b);
+    if (k !== 0 || column === 'ID') return k;
+  }
+  return byId(a, b);
 };
+const named = (clauses: Clause[]) => clauses.map((c) => `${c.column} ${c.order}`).join(', ');
 
 let t: TestApp;
 let admin: string;
 let reader: string;
-const totals = { walks: 0, pages: 0, inserted: 0, deleted: 0, duplicates: 0, missed: 0 };
+const newTotals = () => ({ walks: 0, pages: 0, inserted: 0, deleted: 0, duplicates: 0, missed: 0 });
+/** Summed per kind of walk, for the closing lines. */
+const totals = { 'one column': newTotals(), 'two columns': newTotals(), all: newTotals() };
 
 beforeAll(async () => {
   t = await startTestApp();
   ({ admin, user: reader } = await adminAndUserTokens(t));
 });
 afterAll(async () => {
-  if (totals.walks > 0) {
+  for (const [kind, sum] of Object.entries(totals)) {
+    if (sum.walks === 0) continue;
     console.log(
-      `walk total (${t.database.url ? 'PostgreSQL' : 'embedded'}): walks ${totals.walks}, pages ${totals.pages}, ` +
-        `inserted ${totals.inserted}, deleted ${totals.deleted}, duplicates ${totals.duplicates}, missed ${totals.missed}`,
+      `walk total, ${kind} (${t.database.url ? 'PostgreSQL' : 'embedded'}): walks ${sum.walks}, pages ${sum.pages}, ` +
+        `inserted ${sum.inserted}, deleted ${sum.deleted}, duplicates ${sum.duplicates}, missed ${sum.missed}`,
     );
   }
   await t?.close();
@@ -177,15 +189,20 @@ interface WalkFigures {
   missed: number;
 }
 
-async function walk(column: Column, direction: Direction, seed: number): Promise<WalkFigures> {
+async function walk(clauses: Clause[], seed: number): Promise<WalkFigures> {
   const rng = random(seed);
   const db = t.database.handle.db;
-  const order = orderOf(column, direction);
+  const order = orderOf(clauses);
+  const sorts = (column: Column) => clauses.some((c) => c.column === column);
+  const timeColumn = clauses.find((c) => c.column === 'CREATED_AT' || c.column === 'UPDATED_AT')?.column;
   const before = await seedCatalogue(rng);
   const originals = new Set(before.map((r) => r.id));
   const usedSkus = new Set(before.map((r) => r.sku));
   const created = new Set<string>();
   const deleted = new Set<string>();
+  /** Products the writer changed in a way that moved them in this order: the walk promises nothing for them. */
+  const moved = new Set<string>();
+  let updated = 0;
   const seen: Row[] = [];
   const seenIds = new Set<string>();
   const problems: string[] = [];
@@ -211,15 +228,16 @@ async function walk(column: Column, direction: Direction, seed: number): Promise
     return freshSku();
   };
 
-  /** A new product whose key for `column` is `source`'s: at its position, ties broken by the new id. */
+  /** A new product whose sort keys are `source`'s: at its position, ties broken by the new id. */
   async function insertLike(source: Row | undefined) {
     const product = {
-      name: column === 'NAME' && source ? source.name : rng.pick(MORE_NAMES)!,
-      sku: column === 'SKU' && source ? caseVariant(source.sku) : freshSku(),
-      basePrice: column === 'BASE_PRICE' && source ? source.basePrice : rng.pick(PRICES)!,
+      name: sorts('NAME') && source ? source.name : rng.pick(MORE_NAMES)!,
+      sku: sorts('SKU') && source ? caseVariant(source.sku) : freshSku(),
+      basePrice: sorts('BASE_PRICE') && source ? source.basePrice : rng.pick(PRICES)!,
     };
     const stamp =
-      source && (column === 'CREATED_AT' ? source.createdAt : column === 'UPDATED_AT' ? source.updatedAt : null);
+      source &&
+      (timeColumn === 'CREATED_AT' ? source.createdAt : timeColumn === 'UPDATED_AT' ? source.updatedAt : null);
     if (stamp) {
       // The API stamps a new product with the time of its write; to put one exactly at an older
       // instant, the write's stamp (migration 0016) is set by hand in SQL.
@@ -238,6 +256,19 @@ async function walk(column: Column, direction: Direction, seed: number): Promise
     inserted++;
   }
 
+  /** Changes a field the order does not sort by (UPDATED_AT still moves). */
+  async function touch(row: Row | undefined) {
+    if (!row) return;
+    const input = !sorts('BASE_PRICE')
+      ? { basePrice: row.basePrice === 42 ? 43 : 42 }
+      : !sorts('NAME')
+        ? { name: `${row.name} (renamed)` }
+        : { sku: freshSku() };
+    await mutate(t, admin, UPDATE, { id: row.id, input });
+    if (sorts('UPDATED_AT')) moved.add(row.id);
+    else updated++;
+  }
+
   async function remove(row: Row | undefined) {
     if (!row || deleted.has(row.id)) return;
     await mutate(t, admin, DELETE, { id: row.id });
@@ -252,7 +283,7 @@ async function walk(column: Column, direction: Direction, seed: number): Promise
     const now = await everything();
     const ahead = now.filter((r) => last === null || order(r, last) > 0).sort(order);
     const skipped = now.length - ahead.length;
-    const result = await page({ after, orderBy: [{ column, order: direction }] });
+    const result = await page({ after, orderBy: clauses });
     pages++;
     const info = result.paginatorInfo;
     const ids = result.data.map((r) => r.id);
@@ -286,7 +317,7 @@ async function walk(column: Column, direction: Direction, seed: number): Promise
     const behind = state.filter((r) => seenIds.has(r.id));
     const unseen = state.filter((r) => !seenIds.has(r.id));
     const sources = [last, rng.pick(behind), rng.pick(unseen)];
-    const bySql = sources.filter((s) => (column === 'CREATED_AT' || column === 'UPDATED_AT') && s);
+    const bySql = sources.filter((s) => timeColumn && s);
     for (const source of bySql) await insertLike(source);
     for (const source of sources) if (!bySql.includes(source)) await insertLike(source);
     // One more at "now", through the API: after everything ascending, before the cursor descending.
@@ -294,27 +325,31 @@ async function walk(column: Column, direction: Direction, seed: number): Promise
     await remove(rng.pick(state.filter((r) => created.has(r.id))));
     await remove(rng.pick((pages % 2 ? unseen : behind).filter((r) => originals.has(r.id))));
     if (pages % 3 === 0) await remove(rng.pick(unseen.filter((r) => originals.has(r.id))));
+    // And one product changed, its sort key kept (but for UPDATED_AT), ahead of the cursor or behind it.
+    await touch(rng.pick((pages % 2 ? behind : unseen).filter((r) => originals.has(r.id) && !deleted.has(r.id))));
   }
 
   const counts = new Map<string, number>();
-  for (const row of seen) counts.set(row.id, (counts.get(row.id) ?? 0) + 1);
+  for (const row of seen) if (!moved.has(row.id)) counts.set(row.id, (counts.get(row.id) ?? 0) + 1);
   const duplicates = [...counts.values()].reduce((n, c) => n + (c - 1), 0);
-  const mustSee = [...originals].filter((id) => !deleted.has(id));
+  const mustSee = [...originals].filter((id) => !deleted.has(id) && !moved.has(id));
   const missed = mustSee.filter((id) => !counts.has(id)).length;
   const outOfOrder = seen.slice(1).filter((row, i) => order(seen[i]!, row) >= 0).length;
 
   const figures = { pages, inserted, deleted: deleted.size, duplicates, missed };
   console.log(
-    `walk ${column} ${direction} (${t.database.url ? 'PostgreSQL' : 'embedded'}): pages ${pages}, inserted ${inserted}, ` +
+    `walk ${named(clauses)} (${t.database.url ? 'PostgreSQL' : 'embedded'}): pages ${pages}, inserted ${inserted}, ` +
       `deleted ${deleted.size} (${[...deleted].filter((id) => originals.has(id)).length} of ${originals.size} originals), ` +
-      `seen ${seen.length}, duplicates ${duplicates}, missed ${missed}, out of order ${outOfOrder}`,
+      `updated ${updated} (key kept) + ${moved.size} (moved), seen ${seen.length}, duplicates ${duplicates}, missed ${missed}, out of order ${outOfOrder}`,
   );
-  totals.walks++;
-  totals.pages += pages;
-  totals.inserted += inserted;
-  totals.deleted += deleted.size;
-  totals.duplicates += duplicates;
-  totals.missed += missed;
+  for (const sum of [totals[clauses.length === 1 ? 'one column' : 'two columns'], totals.all]) {
+    sum.walks++;
+    sum.pages += pages;
+    sum.inserted += inserted;
+    sum.deleted += deleted.size;
+    sum.duplicates += duplicates;
+    sum.missed += missed;
+  }
 
   expect(duplicates).toBe(0);
   expect(missed).toBe(0);
@@ -328,11 +363,35 @@ async function walk(column: Column, direction: Direction, seed: number): Promise
 
 describe('products(orderBy): a walk while others write', () => {
   COLUMNS.forEach((column, c) => {
-    for (const direction of ['ASC', 'DESC'] as const) {
-      it(`a walk by ${column} ${direction} sees every product whose sort key did not change during the walk exactly once while others are inserted and deleted`, async () => {
-        await walk(column, direction, 1000 + c * 2 + (direction === 'DESC' ? 1 : 0));
+    for (const order of ['ASC', 'DESC'] as const) {
+      it(`a walk by ${column} ${order} sees every product whose sort key did not change during the walk exactly once while others are inserted and deleted`, async () => {
+        await walk([{ column, order }], 1000 + c * 2 + (order === 'DESC' ? 1 : 0));
       }, 180_000);
     }
+  });
+  // Two clauses, in one direction and in mixed ones (the keyset is then a row comparison and a filter).
+  const pairs: Clause[][] = [
+    [
+      { column: 'NAME', order: 'ASC' },
+      { column: 'BASE_PRICE', order: 'DESC' },
+    ],
+    [
+      { column: 'BASE_PRICE', order: 'DESC' },
+      { column: 'SKU', order: 'DESC' },
+    ],
+    [
+      { column: 'CREATED_AT', order: 'DESC' },
+      { column: 'NAME', order: 'ASC' },
+    ],
+    [
+      { column: 'UPDATED_AT', order: 'ASC' },
+      { column: 'ID', order: 'DESC' },
+    ],
+  ];
+  pairs.forEach((clauses, i) => {
+    it(`a walk by ${named(clauses)} sees every product whose sort keys did not change exactly once while others are inserted and deleted`, async () => {
+      await walk(clauses, 2000 + i);
+    }, 180_000);
   });
 });
 
@@ -344,7 +403,7 @@ describe('paginatorInfo under search and filter (no writes)', () => {
 
   /** Walks the query to its end and checks every page's counters against the matches counted here. */
   async function countedWalk(variables: Record<string, unknown>, matches: Row[], column: Column, direction: Direction) {
-    const expected = [...matches].sort(orderOf(column, direction));
+    const expected = [...matches].sort(orderOf([{ column, order: direction }]));
     const lastPage = Math.max(1, Math.ceil(expected.length / FIRST));
     let after: string | null = null;
     const seen: string[] = [];
