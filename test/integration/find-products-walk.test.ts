@@ -243,9 +243,12 @@ async function walk(clauses: Clause[], seed: number): Promise<WalkFigures> {
       // instant, the write's stamp (migration 0016) is set by hand in SQL.
       const id = await db.transaction().execute(async (trx) => {
         await sql`SELECT set_config('catalog.write_stamp', ${stamp}, true)`.execute(trx);
-        const { rows } = await sql<{ id: string }>`
+        const { rows } = await sql<{ id: string; same: boolean }>`
           INSERT INTO products (name, sku, base_price) VALUES (${product.name}, ${product.sku}, ${product.basePrice})
-          RETURNING id::text AS id`.execute(trx);
+          RETURNING id::text AS id, created_at = ${stamp}::timestamptz AND updated_at = created_at AS same`.execute(
+          trx,
+        );
+        expect(rows[0]!.same).toBe(true);
         return rows[0]!.id;
       });
       created.add(id);
