@@ -22,6 +22,11 @@ const HEARTBEAT_MS = 200;
 const PRODUCT =
   'query Product($id: ID!) { product(id: $id) { id name steps { components { customisations { price } } } } }';
 
+interface GraphQLRequest {
+  query: string;
+  variables?: Record<string, unknown>;
+}
+
 const describePg = process.env.DATABASE_URL ? describe : describe.skip;
 
 describePg('the response and token caches on two instances (PostgreSQL notifications)', () => {
@@ -37,11 +42,11 @@ describePg('the response and token caches on two instances (PostgreSQL notificat
   let dir: string;
   const delays: Record<string, number[]> = {};
 
-  const ask = async (instance: ServerProcess, token = reader) => {
+  const ask = async (instance: ServerProcess, token = reader, request?: GraphQLRequest) => {
     const res = await fetch(`${instance.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query: PRODUCT, variables: { id: productId } }),
+      body: JSON.stringify(request ?? { query: PRODUCT, variables: { id: productId } }),
     });
     return { status: res.status, body: await res.json() };
   };
@@ -55,16 +60,16 @@ describePg('the response and token caches on two instances (PostgreSQL notificat
   };
   const psql = (statement: string) => run('psql', [database.url!, '-v', 'ON_ERROR_STOP=1', '-qc', statement]);
 
-  /** Both instances hold the current answer in their caches (a hit each), then `write` runs. */
-  async function warmThenWrite(write: () => Promise<unknown>) {
+  /** Both instances hold the current answer (to `request`, else PRODUCT) in their caches (a hit each), then `write` runs. */
+  async function warmThenWrite(write: () => Promise<unknown>, request?: GraphQLRequest) {
     // An invalidation still on its way (the instance's own echo of the last write, or a late heartbeat
     // that briefly bypasses the cache) may drop the first answer kept: ask until one is a hit.
     for (const instance of [a, b]) {
       let hit = false;
       for (let attempt = 0; attempt < 20 && !hit; attempt++) {
-        await ask(instance);
+        await ask(instance, reader, request);
         const before = await hits(instance);
-        await ask(instance);
+        await ask(instance, reader, request);
         hit = (await hits(instance)) === before + 1;
         if (!hit) await new Promise((r) => setTimeout(r, 50));
       }
@@ -146,6 +151,88 @@ describePg('the response and token caches on two instances (PostgreSQL notificat
         expect(res.status).toBe(200);
       });
       await expectBothWithinASecond('mutation on A', name, since);
+    }
+  });
+
+  /** Renames `id` through instance A, as a catalogue editor would. */
+  async function renameOnA(id: string, name: string) {
+    const res = await fetch(`${a.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
+      body: JSON.stringify({
+        query: 'mutation ($id: ID!, $n: String!) { updateProduct(id: $id, input: { name: $n }) { id } }',
+        variables: { id, n: name },
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { errors?: unknown }).errors).toBeUndefined();
+  }
+
+  /**
+   * `request`'s page as instance B answers it, asked again until `done` holds or a second has passed
+   * since `since` (the notification's way); the caller asserts on the last answer.
+   */
+  async function pageOnB(request: GraphQLRequest, done: (names: string[]) => boolean, since: number, path: string) {
+    for (;;) {
+      const { body } = await ask(b, reader, request);
+      expect(body.errors).toBeUndefined();
+      const names = (body.data.products.data as { name: string }[]).map((p) => p.name);
+      const elapsed = performance.now() - since;
+      if (done(names) || elapsed > 1_000) {
+        if (done(names)) (delays[path] ??= []).push(elapsed);
+        return { names, total: body.data.products.paginatorInfo.total as number };
+      }
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  }
+
+  it('a product renamed on A enters, then leaves, a search page cached on B within a second', async () => {
+    const other = (await helper.graphql('{ products(first: 2) { data { id } } }', { token: reader })).body.data.products
+      .data[1].id as string;
+    const search: GraphQLRequest = {
+      query: 'query Find($s: String!) { products(first: 10, search: $s) { data { id name } paginatorInfo { total } } }',
+      variables: { s: 'zephyr' },
+    };
+    for (let i = 0; i < 3; i++) {
+      const entering = `Zephyr chair ${i}`;
+      let since = await warmThenWrite(() => renameOnA(other, entering), search);
+      const found = await pageOnB(search, (names) => names.includes(entering), since, 'search page on B, entering');
+      expect(found).toEqual({ names: [entering], total: 1 });
+
+      const leaving = `Plain chair ${i}`;
+      since = await warmThenWrite(() => renameOnA(other, leaving), search);
+      const gone = await pageOnB(search, (names) => names.length === 0, since, 'search page on B, leaving');
+      expect(gone).toEqual({ names: [], total: 0 });
+    }
+  });
+
+  it('a product renamed on A moves in a name-ordered page cached on B within a second', async () => {
+    const all = (await helper.graphql('{ products(first: 10) { data { id } } }', { token: reader })).body.data.products
+      .data as { id: string }[];
+    const moved = all.at(-1)!.id;
+    const byName: GraphQLRequest = {
+      query:
+        'query ByName { products(first: 3, orderBy: [{ column: NAME, order: ASC }]) { data { id name } paginatorInfo { total } } }',
+    };
+    for (let i = 0; i < 3; i++) {
+      // "!" sorts before every letter and digit; "~" after them: first on the page, then off it.
+      const first = `!${i} first by name`;
+      let since = await warmThenWrite(() => renameOnA(moved, first), byName);
+      const up = await pageOnB(byName, (names) => names[0] === first, since, 'name-ordered page on B, to the top');
+      expect(up.names[0]).toBe(first);
+      expect(up.total).toBe(all.length);
+
+      const last = `~${i} last by name`;
+      since = await warmThenWrite(() => renameOnA(moved, last), byName);
+      const down = await pageOnB(
+        byName,
+        (names) => !names.includes(last) && !names.includes(first),
+        since,
+        'name-ordered page on B, off it',
+      );
+      expect(down.names).not.toContain(first);
+      expect(down.names).not.toContain(last);
+      expect(down.names).toHaveLength(3);
     }
   });
 
