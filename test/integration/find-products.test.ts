@@ -279,7 +279,9 @@ describe('filter', () => {
       filter: { updatedAfter: before },
       orderBy: [{ column: 'UPDATED_AT', order: 'ASC' }],
     });
-    expect(seen.map((r) => r.id)).toEqual([rows[4]!.id, rows[2]!.id]);
+    // Oldest change first; two changes in one millisecond tie on id.
+    expect(seen.map((r) => r.id).sort()).toEqual([rows[2]!.id, rows[4]!.id].sort());
+    expect(seen.map((r) => r.id)).toEqual(expected(seen, [{ column: 'UPDATED_AT', order: 'ASC' }]));
     await sql`UPDATE products SET base_price = base_price - 1 WHERE id IN (${rows[2]!.id}, ${rows[4]!.id})`.execute(
       t.database.handle.db,
     );
@@ -387,13 +389,13 @@ describe('cost and statements', () => {
     expect(searched.body.errors?.[0]?.message).toBe(plain.body.errors[0].message);
   });
 
-  it('a search page is one statement, two with the counts', async () => {
+  it('a search page is one statement, with or without the counts (one snapshot for rows and counts)', async () => {
     await page({ first: 5, search: 'desk', orderBy: [{ column: 'NAME' }] }).then((r) =>
       expect(r.errors).toBeUndefined(),
     );
     const products = () => t.database.queries.statements.filter((s) => /from "?products"?/i.test(s)).length;
     // PAGE selects paginatorInfo's counts.
-    expect(products()).toBe(2);
+    expect(products()).toBe(1);
     t.database.queries.reset();
     const { body } = await t.graphql(
       '{ products(first: 5, search: "desk") { data { id } paginatorInfo { hasMorePages endCursor } } }',

@@ -90,7 +90,10 @@ function matches(q: ProductQuery): RawBuilder<boolean>[] {
 const all = (conditions: RawBuilder<boolean>[]) =>
   conditions.length === 0 ? sql<boolean>`true` : sql<boolean>`${sql.join(conditions, sql` AND `)}`;
 
-/** `limit` is one more than the page size; the counts, when asked for, are a second statement run alongside. */
+/**
+ * `limit` is one more than the page size. With the counts, one statement: the page joined to the counts,
+ * both from one snapshot, and ordered again outside by the keys the page also selects.
+ */
 export async function findProductQueryPage(
   db: CatalogDb,
   q: ProductQuery,
@@ -99,24 +102,35 @@ export async function findProductQueryPage(
   const { keys, values } = sortKeys(q, after);
   const filters = matches(q);
   const position = values && afterPosition(keys, values);
+  const direction = (key: SortKey) => sql.raw(key.descending ? 'DESC' : 'ASC');
   let page = db
     .selectFrom('products')
     .select(productColumns)
     .where(all(position ? [...filters, position] : filters));
-  for (const key of keys) page = page.orderBy(sql`${key.column} ${sql.raw(key.descending ? 'DESC' : 'ASC')}`);
-  const rowsQuery = page.limit(limit).execute() as Promise<ProductRow[]>;
-  if (!withCounts) return { rows: await rowsQuery, total: null, skipped: null };
+  for (const key of keys) page = page.orderBy(sql`${key.column} ${direction(key)}`);
+  if (!withCounts) return { rows: await page.limit(limit).execute(), total: null, skipped: null };
 
-  const countsQuery = db
-    .selectFrom('products')
-    .select([
-      sql<string>`count(*)`.as('total'),
-      (position ? sql<string>`count(*) FILTER (WHERE NOT (${position}))` : sql<string>`0`).as('skipped'),
-    ])
-    .where(all(filters))
-    .executeTakeFirstOrThrow();
-  const [rows, counts] = await Promise.all([rowsQuery, countsQuery]);
-  return { rows, total: Number(counts.total), skipped: Number(counts.skipped) };
+  const keyed = page.select(keys.map((key, i) => sql`${key.column}`.as(`sort_key_${i}`))).limit(limit);
+  const skipped = position ? sql`count(*) FILTER (WHERE NOT (${position}))` : sql`0`;
+  const { rows } = await sql<PageRow>`
+    SELECT c.total, c.skipped, p.*
+    FROM (SELECT count(*) AS total, ${skipped} AS skipped FROM products WHERE ${all(filters)}) c
+    LEFT JOIN LATERAL (${keyed}) p ON true
+    ORDER BY ${sql.join(keys.map((key, i) => sql`${sql.ref(`p.sort_key_${i}`)} ${direction(key)}`))}
+  `.execute(db);
+  const first = rows[0];
+  return {
+    total: Number(first?.total ?? 0),
+    skipped: Number(first?.skipped ?? 0),
+    rows: rows.filter((r) => r.id !== null).map(({ total: _t, skipped: _s, ...row }) => stripSortKeys(row)),
+  };
+}
+
+type PageRow = { total: string; skipped: string; id: string | null } & Record<string, unknown>;
+
+function stripSortKeys(row: Record<string, unknown>): ProductRow {
+  for (const key of Object.keys(row)) if (key.startsWith('sort_key_')) delete row[key];
+  return row as unknown as ProductRow;
 }
 
 /** Products by sku, for productBySku's loader. */
