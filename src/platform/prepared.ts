@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 
 // Hot queries are built with Kysely once and then only bind parameters; pg-pool.ts sends them as named statements,
@@ -39,6 +40,23 @@ export function preparedQuery<Row>(
       return result.rows;
     },
   };
+}
+
+/** Statements built per request whose texts are few (one per shape of a query): each backend keeps every one it ran. */
+const MAX_SHAPES = 256;
+let shapes = 0;
+
+/**
+ * Runs a statement built per request as a named prepared statement, named by its text, so each shape is
+ * parsed and planned once per connection. Past MAX_SHAPES texts, the rest run unnamed. Only for statements
+ * whose best plan does not depend on the parameters' values (a generic plan serves them all).
+ */
+export async function executeAsPrepared<Row>(db: Kysely<any>, compiled: CompiledQuery<Row>): Promise<Row[]> {
+  if (!statementNames.has(compiled.sql) && shapes < MAX_SHAPES) {
+    shapes++;
+    register(`shape_${createHash('sha256').update(compiled.sql).digest('hex').slice(0, 24)}`, compiled.sql);
+  }
+  return (await db.executeQuery(compiled)).rows;
 }
 
 export function preparedStatementName(sqlText: string): string | undefined {

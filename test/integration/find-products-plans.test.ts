@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { preparedStatementName } from '../../src/platform/prepared.ts';
 import { startTestApp, UNCACHED, type TestApp } from '../support/app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
@@ -161,6 +162,34 @@ describe.skipIf(!onPostgres)(`products' plans on ${PRODUCTS.toLocaleString('en')
     return body.data.products as { data: { id: string }[]; paginatorInfo: { endCursor: string | null } };
   }
 
+  /**
+   * The plan a statement runs with: a statement the service prepares runs, after its first few executions,
+   * with the plan PostgreSQL makes without the values (a generic plan): that one is explained.
+   */
+  async function explain(text: string, parameters: unknown[]): Promise<PlanNode> {
+    type Explained = { 'QUERY PLAN': [{ Plan: PlanNode }] };
+    if (!preparedStatementName(text)) {
+      return (await explainer.query<Explained>(`EXPLAIN (FORMAT JSON) ${text}`, parameters)).rows[0]!['QUERY PLAN'][0]
+        .Plan;
+    }
+    await explainer.query('SET plan_cache_mode = force_generic_plan');
+    await explainer.query(`PREPARE plan_check AS ${text}`);
+    try {
+      // EXECUTE takes no bound parameters: the values go in as literals, cast to the statement's types.
+      const literal = (v: unknown) =>
+        explainer.escapeLiteral(
+          Array.isArray(v) ? `{${v.map((x) => `"${String(x).replace(/["\\]/g, '\\$&')}"`).join(',')}}` : String(v),
+        );
+      const args = parameters.map(literal).join(', ');
+      return (await explainer.query<Explained>(`EXPLAIN (FORMAT JSON) EXECUTE plan_check(${args})`)).rows[0]![
+        'QUERY PLAN'
+      ][0].Plan;
+    } finally {
+      await explainer.query('DEALLOCATE plan_check');
+      await explainer.query('RESET plan_cache_mode');
+    }
+  }
+
   /** Runs the request and explains every statement it sent on products, with the parameters sent. */
   async function plansOf(query: string, variables: Record<string, unknown>) {
     database.queries.reset();
@@ -169,11 +198,10 @@ describe.skipIf(!onPostgres)(`products' plans on ${PRODUCTS.toLocaleString('en')
     expect(sent.length).toBeGreaterThan(0);
     const plans = [];
     for (const statement of sent) {
-      const { rows } = await explainer.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (FORMAT JSON) ${statement.sql}`,
-        [...statement.parameters],
-      );
-      plans.push(nodesOf(rows[0]!['QUERY PLAN'][0].Plan));
+      const plan = nodesOf(await explain(statement.sql, [...statement.parameters]));
+      // Marked in the record: the plan of a prepared statement, made without the values.
+      if (preparedStatementName(statement.sql)) plan.unshift({ 'Node Type': '(generic)' });
+      plans.push(plan);
     }
     return { products, plans };
   }

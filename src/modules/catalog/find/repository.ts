@@ -1,4 +1,5 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
+import { executeAsPrepared } from '../../../platform/prepared.ts';
 import type { CatalogDb } from '../tables.ts';
 import type { KeysetPosition } from '../pagination.ts';
 import { productColumns, type ProductPageRows, type ProductRow } from '../repository.ts';
@@ -108,16 +109,24 @@ export async function findProductQueryPage(
     .select(productColumns)
     .where(all(position ? [...filters, position] : filters));
   for (const key of keys) page = page.orderBy(sql`${key.column} ${direction(key)}`);
-  if (!withCounts) return { rows: await page.limit(limit).execute(), total: null, skipped: null };
+  // A search's or an updatedAfter's best plan depends on its value (a rare text reads the trigram indexes, a
+  // common one walks the order; a recent instant reads the updated_at index): planned for each request.
+  // Other shapes are one index range whatever the values: prepared once per connection.
+  const generic = q.search === null && q.updatedAfter === null;
+  const run = <R>(compiled: CompiledQuery<R>) =>
+    generic ? executeAsPrepared(db, compiled) : db.executeQuery(compiled).then((r) => r.rows);
+  if (!withCounts) return { rows: await run(page.limit(limit).compile()), total: null, skipped: null };
 
   const keyed = page.select(keys.map((key, i) => sql`${key.column}`.as(`sort_key_${i}`))).limit(limit);
   const skipped = position ? sql`count(*) FILTER (WHERE NOT (${position}))` : sql`0`;
-  const { rows } = await sql<PageRow>`
+  const rows = await run(
+    sql<PageRow>`
     SELECT c.total, c.skipped, p.*
     FROM (SELECT count(*) AS total, ${skipped} AS skipped FROM products WHERE ${all(filters)}) c
     LEFT JOIN LATERAL (${keyed}) p ON true
     ORDER BY ${sql.join(keys.map((key, i) => sql`${sql.ref(`p.sort_key_${i}`)} ${direction(key)}`))}
-  `.execute(db);
+  `.compile(db),
+  );
   const first = rows[0];
   return {
     total: Number(first?.total ?? 0),
