@@ -14,10 +14,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   // ascending either way, so each single-clause order and its keyset position is one index range read
   // forwards. (A backward scan of the first gives ties on id descending: with many equal keys, say every
   // product at base price 0, each page would sort the whole group.) NAME and SKU sort case-insensitively
-  // under "C", then by the value itself, so the order is the same whatever the database's collation.
+  // under "C", then by the value itself, so the order is the same whatever the database's collation; by
+  // their first 200 characters (the longest the catalogue accepts), as a b-tree entry must fit a third of
+  // a page and a row written with SQL may hold a longer one.
   for (const [column, key] of [
-    ['name', (dir: string) => `lower(name COLLATE "C") ${dir}, (name COLLATE "C") ${dir}`],
-    ['sku', (dir: string) => `lower(sku COLLATE "C") ${dir}, (sku COLLATE "C") ${dir}`],
+    ['name', (dir: string) => `lower(left(name, 200) COLLATE "C") ${dir}, (left(name, 200) COLLATE "C") ${dir}`],
+    ['sku', (dir: string) => `lower(left(sku, 200) COLLATE "C") ${dir}, (left(sku, 200) COLLATE "C") ${dir}`],
     ['base_price', (dir: string) => `base_price ${dir}`],
     ['created_at', (dir: string) => `created_at ${dir}`],
     // (updated_at, id) also serves filter.updatedAfter.

@@ -168,6 +168,21 @@ describe('orderBy', () => {
     expect(desks).toEqual(['DESK', 'Desk', 'desk', 'desk']);
   });
 
+  it('sorts names longer than the catalogue accepts (written with SQL) by their first 200 characters', async () => {
+    const db = t.database.handle.db;
+    const stem = `Ωmega ${'x'.repeat(194)}`;
+    await sql`INSERT INTO products (name, sku) VALUES (${`${stem}b${'z'.repeat(5000)}`}, 'LONG-1'), (${`${stem}a`}, 'LONG-2')`.execute(
+      db,
+    );
+    try {
+      const { seen } = await walk({ search: 'Ωmega', orderBy: [{ column: 'NAME', order: 'ASC' }] }, 1);
+      // Equal in their first 200 characters: a tie, on id ascending (by the whole name, LONG-2 would come first).
+      expect(seen.map((r) => r.sku)).toEqual(['LONG-1', 'LONG-2']);
+    } finally {
+      await sql`DELETE FROM products WHERE sku IN ('LONG-1', 'LONG-2')`.execute(db);
+    }
+  });
+
   it('refuses more than two clauses and a column named twice', async () => {
     const three = await page({
       first: 3,

@@ -1,7 +1,6 @@
 import { crc32 } from 'node:zlib';
 import { BadInput } from '../../../platform/errors.ts';
 import type { ProductParent } from '../mappers.ts';
-import type { ProductOrderColumn, SortOrder } from '../generated/resolvers-types.ts';
 
 // What `products(search, filter, orderBy)` asks for, checked and put in one canonical form: the form
 // the SQL is built from and the form a cursor is bound to.
@@ -10,7 +9,10 @@ export const MAX_SEARCH_LENGTH = 100;
 export const MAX_FILTER_SKUS = 100;
 export const MAX_ORDER_CLAUSES = 2;
 
-export type OrderColumn = `${ProductOrderColumn}`;
+export const ORDER_COLUMNS = ['ID', 'NAME', 'SKU', 'BASE_PRICE', 'CREATED_AT', 'UPDATED_AT'] as const;
+export type OrderColumn = (typeof ORDER_COLUMNS)[number];
+/** NAME and SKU sort by their first 200 characters, the longest the catalogue accepts (migration 0018's indexes). */
+export const SORT_TEXT_LENGTH = 200;
 
 export interface OrderClause {
   column: Exclude<OrderColumn, 'ID'>;
@@ -31,9 +33,8 @@ export interface ProductQuery {
 export interface ProductQueryArgs {
   search?: string | null | undefined;
   filter?: { skus?: string[] | null | undefined; updatedAfter?: Date | null | undefined } | null | undefined;
-  orderBy?:
-    | readonly { column: ProductOrderColumn | OrderColumn; order?: SortOrder | 'ASC' | 'DESC' | null | undefined }[]
-    | null;
+  /** The SDL's enums, as their values. */
+  orderBy?: readonly { column: string; order?: string | null | undefined }[] | null;
 }
 
 export function productQueryOf(args: ProductQueryArgs): ProductQuery {
@@ -55,7 +56,8 @@ export function productQueryOf(args: ProductQueryArgs): ProductQuery {
   const seen = new Set<string>();
   let idDescending = false;
   for (const clause of clauses) {
-    const column = clause.column;
+    const column = ORDER_COLUMNS.find((c) => c === clause.column);
+    if (column === undefined) throw new BadInput(`orderBy has no column ${clause.column}.`);
     if (seen.has(column)) throw new BadInput(`orderBy names ${column} twice.`);
     seen.add(column);
     const descending = clause.order === 'DESC';
@@ -89,14 +91,20 @@ export function bindingOf(q: ProductQuery): string {
 /** The row's fields a sort key is read from. */
 export type SortedRow = Pick<ProductParent, 'name' | 'sku' | 'basePrice' | 'createdAt' | 'updatedAt'>;
 
+/** What NAME and SKU sort by: the first SORT_TEXT_LENGTH characters (code points, as PostgreSQL's left() counts). */
+function sortText(text: string): string {
+  const characters = Array.from(text);
+  return characters.length <= SORT_TEXT_LENGTH ? text : characters.slice(0, SORT_TEXT_LENGTH).join('');
+}
+
 /** The page's sort key values of a row, as text the SQL casts back exactly, in the order's clause order. */
 export function sortValuesOf(q: ProductQuery, row: SortedRow): string[] {
   return q.order.map(({ column }) => {
     switch (column) {
       case 'NAME':
-        return row.name;
+        return sortText(row.name);
       case 'SKU':
-        return row.sku;
+        return sortText(row.sku);
       // numeric(12,2) read as float8: the shortest text of that double is the decimal itself.
       case 'BASE_PRICE':
         return String(row.basePrice);
@@ -111,7 +119,8 @@ export function sortValuesOf(q: ProductQuery, row: SortedRow): string[] {
 
 const DECIMAL = /^[0-9]{1,10}(\.[0-9]{1,2})?$/;
 const INSTANT = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/;
-const MAX_TEXT_VALUE_LENGTH = 1000;
+// In UTF-16 units: at most two a character.
+const MAX_TEXT_VALUE_LENGTH = 2 * SORT_TEXT_LENGTH;
 
 /** Whether a value read from a cursor is one `sortValuesOf` could have written: a forged one never reaches a cast. */
 export function validSortValue(q: ProductQuery, index: number, value: string): boolean {

@@ -3,7 +3,7 @@ import { executeAsPrepared } from '../../../platform/prepared.ts';
 import type { CatalogDb } from '../tables.ts';
 import type { KeysetPosition } from '../pagination.ts';
 import { productColumns, type ProductPageRows, type ProductRow } from '../repository.ts';
-import type { OrderClause, ProductQuery } from './query.ts';
+import { SORT_TEXT_LENGTH, type OrderClause, type ProductQuery } from './query.ts';
 
 // The page of a query with search, filter or another order. Each sort key is written exactly as the
 // indexes of migration 0018 define it, so a single-clause order and its keyset position are an index range.
@@ -15,8 +15,9 @@ interface SortKey {
   descending: boolean;
 }
 
-const lowerC = (column: string) => sql`lower(${sql.ref(column)} COLLATE "C")`;
-const textC = (column: string) => sql`(${sql.ref(column)} COLLATE "C")`;
+// The first SORT_TEXT_LENGTH characters, as the indexes of migration 0018 hold them.
+const lowerC = (column: string) => sql`lower(left(${sql.ref(column)}, ${sql.lit(SORT_TEXT_LENGTH)}) COLLATE "C")`;
+const textC = (column: string) => sql`(left(${sql.ref(column)}, ${sql.lit(SORT_TEXT_LENGTH)}) COLLATE "C")`;
 
 function keysOf(clause: OrderClause): SortKey[] {
   const { descending } = clause;
