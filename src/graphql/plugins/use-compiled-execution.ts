@@ -23,7 +23,8 @@ function useOneDocumentPerText(): Plugin {
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
       const text = (args.contextValue as { params?: { query?: unknown } }).params?.query;
-      if (typeof text !== 'string') return;
+      // Only where graphql-jit runs: a document of several operations may run any one of them.
+      if (typeof text !== 'string' || !singleOperation(args.document)) return;
       setExecuteFn((execution) => {
         let document = firstByText.get(text);
         if (document === undefined) firstByText.set(text, (document = execution.document));
