@@ -1,5 +1,6 @@
 import type { Fetcher, FetcherResult } from '@graphiql/toolkit';
 import { GraphiQL, HISTORY_PLUGIN } from 'graphiql';
+import { Kind, parse } from 'graphql';
 import 'graphiql/style.css';
 import { createRoot } from 'react-dom/client';
 import {
@@ -23,12 +24,33 @@ const options = JSON.parse(document.getElementById('graphiql-options')!.textCont
     new Worker(options.workers[label] ?? options.workers['editorWorkerService']!),
 };
 
+/**
+ * GraphiQL learns an edited document's operation name 100 ms after the edit (a debounce), and a tab just
+ * switched to may still carry the previous tab's: run at once and it sends a name the document does not
+ * define, which the server refuses ("Unknown operation named …"). A document of one operation can only
+ * mean that one.
+ */
+function withItsOperation(params: Parameters<Fetcher>[0]): Parameters<Fetcher>[0] {
+  const { query, operationName } = params as { query?: unknown; operationName?: unknown };
+  if (typeof query !== 'string' || typeof operationName !== 'string') return params;
+  let names: (string | undefined)[];
+  try {
+    names = parse(query)
+      .definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION)
+      .map((d) => d.name?.value);
+  } catch {
+    return params; // the server says what is wrong with it
+  }
+  if (names.length !== 1 || names.includes(operationName)) return params;
+  return { ...params, operationName: names[0] ?? null };
+}
+
 /** Every tab's operations and the schema fetch: POST JSON, with the signed-in token. */
 const fetcher: Fetcher = async (params, opts) => {
   const res = await fetch(location.pathname, {
     method: 'POST',
     headers: withToken({ 'Content-Type': 'application/json', Accept: 'application/json', ...(opts?.headers ?? {}) }),
-    body: JSON.stringify(params),
+    body: JSON.stringify(withItsOperation(params)),
   });
   // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- typescript-eslint leaves @graphiql/toolkit's types unresolved; tsc resolves them
   return (await res.json()) as FetcherResult;
