@@ -1156,9 +1156,9 @@ export type ProductFilter = {
 export enum ProductOrderColumn {
   /** The product's id (the default order). */
   Id = 'ID',
-  /** The name, case-insensitively (`lower(name)` under the "C" collation, then the name itself). */
+  /** The name's first 200 characters, case-insensitively (`lower` under the "C" collation, then the name itself). */
   Name = 'NAME',
-  /** The sku, case-insensitively (`lower(sku)` under the "C" collation, then the sku itself). */
+  /** The sku's first 200 characters, case-insensitively (`lower` under the "C" collation, then the sku itself). */
   Sku = 'SKU',
   /** The price before choices. */
   BasePrice = 'BASE_PRICE',
