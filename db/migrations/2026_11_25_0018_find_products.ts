@@ -10,6 +10,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   // combined by a BitmapOr.
   await sql`CREATE INDEX products_name_trgm_idx ON products USING gin (name gin_trgm_ops)`.execute(db);
   await sql`CREATE INDEX products_sku_trgm_idx ON products USING gin (sku gin_trgm_ops)`.execute(db);
+  // A substring's selectivity is estimated from the column's histogram: with 100 entries, a search that
+  // matches 0.25 % of products hits 0 or 1 of them, and the planner guessed between nothing and 1 %, and
+  // at 1 % counted by reading every product. 1,000 entries estimate it within a few matches.
+  await sql`ALTER TABLE products ALTER COLUMN name SET STATISTICS 1000, ALTER COLUMN sku SET STATISTICS 1000`.execute(
+    db,
+  );
   // Two b-trees per orderBy column: (key, id) for ASC and (key DESC, id) for DESC, ties on id
   // ascending either way, so each single-clause order and its keyset position is one index range read
   // forwards. (A backward scan of the first gives ties on id descending: with many equal keys, say every

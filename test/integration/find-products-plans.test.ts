@@ -234,7 +234,7 @@ describe.skipIf(!onPostgres)(`products' plans on ${PRODUCTS.toLocaleString('en')
   }
 
   // About ten products each: a whole name's three words, and five digits of a sku.
-  const SELECTIVE = ['nordic walnut desk', '04212', 'Zen Cork'];
+  const SELECTIVE = ['nordic walnut desk', '04212'];
 
   for (const search of SELECTIVE) {
     it(`a selective search (${JSON.stringify(search)}) reads the trigram indexes, by id, by name and counted`, async () => {
@@ -253,8 +253,11 @@ describe.skipIf(!onPostgres)(`products' plans on ${PRODUCTS.toLocaleString('en')
     });
   }
 
-  it('records what searches of one and two characters do (they may read every product)', async () => {
-    for (const search of ['k', 'de', 'qu']) {
+  // Recorded, not asserted: one and two characters have no trigram to look up; "Zen Cork" matches 250
+  // products, and PostgreSQL prices counting them through the trigram indexes (common trigrams) above
+  // reading every product.
+  it('records what searches of one and two characters, and one of 250 matches, do (they may read every product)', async () => {
+    for (const search of ['k', 'de', 'qu', 'Zen Cork']) {
       const { plans } = await plansOf(PAGE, { first: 20, search });
       check(`search ${JSON.stringify(search)} (not asserted)`, plans, false);
       const counted = await plansOf(COUNTED, { search });

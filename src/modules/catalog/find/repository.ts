@@ -39,17 +39,14 @@ function keysOf(clause: OrderClause): SortKey[] {
   }
 }
 
-/** The query's sort keys, ending on the id; and the cursor's value for each. */
+/** The query's sort keys, ending on the id; and the cursor's value for each (a clause's keys share its value). */
 function sortKeys(q: ProductQuery, after: KeysetPosition | null) {
-  const keys = q.order.flatMap(keysOf);
-  keys.push({ column: sql.ref('products.id'), value: (v) => sql`${v}::bigint`, descending: q.idDescending });
+  const clauses = q.order.map((clause, i) => ({ keys: keysOf(clause), text: after?.values[i] }));
+  const id: SortKey = { column: sql.ref('products.id'), value: (v) => sql`${v}::bigint`, descending: q.idDescending };
+  clauses.push({ keys: [id], text: after?.id });
+  const keys = clauses.flatMap((c) => c.keys);
   if (after === null) return { keys, values: null };
-  // NAME and SKU are two keys read from one value.
-  const texts = q.order.flatMap((clause, i) =>
-    clause.column === 'NAME' || clause.column === 'SKU' ? [after.values[i]!, after.values[i]!] : [after.values[i]!],
-  );
-  texts.push(after.id);
-  return { keys, values: keys.map((key, i) => key.value(texts[i]!)) };
+  return { keys, values: clauses.flatMap((c) => c.keys.map((key) => key.value(c.text!))) };
 }
 
 const row = (parts: RawBuilder<unknown>[]) => sql`(${sql.join(parts)})`;
