@@ -75,6 +75,20 @@ function syncAddress(query: string | null | undefined, variables: string | null 
   if (next.href !== location.href) history.replaceState(null, '', next);
 }
 
+// GraphiQL stores its tabs 500 ms after each change, and a reload drops the pending write: a tab opened
+// or edited just before a reload would be gone. Store the last state when the page goes, in GraphiQL's
+// own key and form (headers are not persisted here).
+type TabsState = Parameters<NonNullable<Parameters<typeof GraphiQL>[0]['onTabChange']>>[0];
+let latestTabs: TabsState | undefined;
+addEventListener('pagehide', () => {
+  if (!latestTabs) return;
+  const dropped = new Set(['hash', 'response', 'headers']);
+  localStorage.setItem(
+    'graphiql:tabState',
+    JSON.stringify(latestTabs, (k, v: unknown) => (dropped.has(k) ? null : v)),
+  );
+});
+
 createRoot(document.getElementById('root')!).render(
   <GraphiQL
     fetcher={fetcher}
@@ -86,6 +100,7 @@ createRoot(document.getElementById('root')!).render(
     showPersistHeadersSettings={false}
     isHeadersEditorEnabled
     onTabChange={(tabs) => {
+      latestTabs = tabs;
       const tab = tabs.tabs[tabs.activeTabIndex];
       syncAddress(tab?.query, tab?.variables);
     }}

@@ -203,6 +203,12 @@ describe('GraphiQL in chromium', () => {
       await queryEditor(page).waitFor({ timeout: 60_000 });
       await expect.poll(() => tabs.count(), { timeout: 30_000 }).toBe(4);
       expect(shown(await queryEditor(page).locator('.view-lines').innerText())).toContain('query Nested');
+      // A tab opened right before a reload survives it (GraphiQL itself stores its tabs 500 ms after a change).
+      await page.getByRole('button', { name: 'New tab' }).click();
+      await expect.poll(() => tabs.count()).toBe(5);
+      await page.reload({ waitUntil: 'load' });
+      await queryEditor(page).waitFor({ timeout: 60_000 });
+      await expect.poll(() => tabs.count(), { timeout: 30_000 }).toBe(5);
       const shared = `{ me { user { email } } }`;
       await page.goto(`${t.url}/graphql?query=${encodeURIComponent(shared)}`, { waitUntil: 'load' });
       await expect
