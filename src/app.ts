@@ -14,6 +14,7 @@ import { observeRequests } from './http/observe.ts';
 import { createHttpServer, createRequestListener } from './http/server.ts';
 import {
   CATALOG_CHANGED,
+  catalogChangedTags,
   createModules,
   GRAPHQL_MODULES,
   serviceSchema,
@@ -69,8 +70,9 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
       : undefined;
   let responseCache: ResponseStore | undefined;
   if (changes && config.caches.response.maxEntries > 0) {
-    responseCache = createResponseStore({ ...config.caches.response, registry: metrics.registry });
-    followChanges(responseCache, changes, CATALOG_CHANGED);
+    const store = createResponseStore({ ...config.caches.response, registry: metrics.registry });
+    followChanges(store, changes, CATALOG_CHANGED, catalogChangedTags);
+    responseCache = store;
   }
 
   const modules = createModules({ db: database.db, config, logger, registry: metrics.registry, changes });

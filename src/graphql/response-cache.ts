@@ -9,6 +9,16 @@ export interface ResponseStore extends Cache {
   readonly available: boolean;
   /** Forgets every answer, and refuses those computed before now. */
   clear(): void;
+  /** Forgets the answers that read any of these tags (request-context.ts), and refuses those being computed. */
+  invalidateTags(tags: readonly string[]): void;
+  /** Once every change committed so far has been applied here: a writer then reads its own write. */
+  catchUp(): Promise<void>;
+  /** The request is about to execute a query it missed: identical requests until it lands wait for its answer. */
+  takeOff(): void;
+  /** The request writes: its answer is never stored. */
+  passOver(): void;
+  /** The request's answer is out: requests waiting on its execution (single flight) go on without it if it was not stored. */
+  land(): void;
   /** Unavailable: nothing is served or kept (the change notifications are down). Either way it starts empty. */
   setAvailable(available: boolean): void;
   /** A query ran because nothing was served from the store. */
@@ -23,6 +33,15 @@ interface Entry {
   bytes: number;
   /** What the access log and metrics call the operation, which a hit never executes to learn. */
   operationName: string | null | undefined;
+  /** What it was read from: a change to one of them drops it. */
+  tags: readonly string[];
+}
+
+/** A miss being executed: identical requests meanwhile wait for its answer instead of executing again. */
+interface Flight {
+  by: string | undefined;
+  landed: Promise<Entry | undefined>;
+  land(entry: Entry | undefined): void;
 }
 
 /** The key of a request whose variables cannot be serialised (nested past the stack): never stored. */
@@ -44,7 +63,7 @@ export function createResponseStore(options: {
   maxBytes: number;
   ttlMs: number;
   registry: Registry;
-}): ResponseStore {
+}) {
   const { registry } = options;
   const counter = (name: string, help: string) => new Counter({ name, help, registers: [registry] });
   const hits = counter('graphql_response_cache_hits_total', 'GraphQL queries answered from the response cache.');
@@ -62,15 +81,38 @@ export function createResponseStore(options: {
   );
   const invalidations = counter(
     'graphql_response_cache_invalidations_total',
-    'Times the whole response cache was emptied (a write, or the change notifications lost or back).',
+    'Times the whole response cache was emptied (a truncate or a large write, or the change notifications lost or back).',
   );
+  const targeted = counter(
+    'graphql_response_cache_targeted_invalidations_total',
+    'Changes that dropped only the answers that read what changed.',
+  );
+  const dropped = counter(
+    'graphql_response_cache_dropped_total',
+    'Answers dropped by targeted invalidations (the whole cache emptied is not counted here).',
+  );
+  const coalesced = counter(
+    'graphql_response_cache_coalesced_total',
+    'Queries answered by an identical query executing at the same time (single flight).',
+  );
+  // The keys of the answers that read each tag, kept in step with the entries.
+  const byTag = new Map<string, Set<string>>();
+  const untag = (key: string, tags: readonly string[]) => {
+    for (const tag of tags) {
+      const keys = byTag.get(tag);
+      if (!keys) continue;
+      keys.delete(key);
+      if (keys.size === 0) byTag.delete(tag);
+    }
+  };
   const entries = new LRUCache<string, Entry>({
     max: options.maxEntries,
     maxSize: options.maxBytes,
     sizeCalculation: (entry) => entry.bytes,
     ttl: options.ttlMs,
-    dispose: (_value, _key, reason) => {
+    dispose: (value, key, reason) => {
       if (reason === 'evict') evictions.inc();
+      untag(key, value.tags);
     },
   });
   new Gauge({
@@ -90,11 +132,31 @@ export function createResponseStore(options: {
     },
   });
 
-  // An answer computed across a change must not be kept: each miss notes the generation it began
-  // in, and only an answer whose generation is still current is stored. A second miss on the same
-  // key keeps the older note, so concurrent executions err towards not caching.
-  let generation = 0;
+  // An answer computed across a change to what it read must not be kept: each miss notes the step it
+  // began at, each invalidation is a step, and an answer is stored only if none of its tags (nor
+  // everything) was invalidated after it began. A second miss on the same key keeps the older note,
+  // so concurrent executions err towards not caching.
+  let step = 0;
+  let everythingAt = 0;
+  // When each recently invalidated tag was; a tag forgotten here counts as invalidated at `forgottenAt`.
+  let forgottenAt = 0;
+  const tagInvalidatedAt = new LRUCache<string, number>({
+    max: 100_000,
+    dispose: (at) => void (forgottenAt = Math.max(forgottenAt, at)),
+  });
+  const changedSince = (began: number, tags: Iterable<string>) => {
+    if (began < everythingAt || began < forgottenAt) return true;
+    for (const tag of tags) if ((tagInvalidatedAt.get(tag) ?? 0) > began) return true;
+    return false;
+  };
   const startedIn = new LRUCache<string, number>({ max: Math.max(1_000, options.maxEntries) });
+  const flights = new Map<string, Flight>();
+  // The key each request in progress missed, by request id: what it executes.
+  const missedBy = new Map<string, string>();
+  const writers = new Set<string>();
+  // Keys whose execution ended without an answer to share (errors, private fields): not waited for.
+  const unshared = new LRUCache<string, true>({ max: 1_000 });
+  let catchUpWith: (() => Promise<boolean>) | undefined;
   // TinyLFU's doorkeeper: the keys asked for once lately. A full cache admits only an answer asked for
   // again, so a flood of one-off queries (unique variables) cannot evict the answers that repeat. Room
   // that is free is taken at once: filling it evicts nothing, and an emptied cache warms as fast as before.
@@ -113,17 +175,19 @@ export function createResponseStore(options: {
     get(key) {
       if (!available) return undefined;
       const entry = entries.get(key);
-      if (entry) {
-        hits.inc();
-        const request = requestContext.getStore();
-        if (request) {
-          request.operationName ??= entry.operationName;
-          request.operationRan = true;
-        }
-        return storedAnswer(entry);
-      }
-      if (!startedIn.has(key)) startedIn.set(key, generation);
+      if (entry) return served(entry);
       const by = requestContext.getStore()?.reqId;
+      const flight = flights.get(key);
+      if (flight && flight.by !== by && by !== undefined && !unshared.has(key)) {
+        const signal = requestContext.getStore()?.controller?.signal;
+        return waitFor(flight, signal).then((landed) => {
+          if (!landed) return undefined;
+          coalesced.inc();
+          return served(landed);
+        });
+      }
+      if (by !== undefined) missedBy.set(by, key);
+      if (!startedIn.has(key)) startedIn.set(key, step);
       const sighting = asked.get(key);
       if (!sighting) asked.set(key, { by, again: false });
       else if (by === undefined || sighting.by !== by) sighting.again = true;
@@ -132,37 +196,139 @@ export function createResponseStore(options: {
     set(key, result, _entities, ttl) {
       const began = startedIn.get(key);
       startedIn.delete(key);
-      if (!available || began !== generation || key.startsWith(UNCACHEABLE)) return;
+      const request = requestContext.getStore();
+      if (request && writers.has(request.reqId)) return;
+      const tags = [...(request?.readFrom ?? [])];
+      if (!available || began === undefined || changedSince(began, tags) || key.startsWith(UNCACHEABLE)) return;
       const { json, http } = body(result);
       const bytes = Buffer.byteLength(json);
+      const entry: Entry = { json, http, bytes, operationName: request?.operationName, tags };
+      // Requests that waited get the answer whether or not the store keeps it: it is as fresh as theirs.
+      settle(key, request?.reqId, entry);
       if (asked.get(key)?.again !== true && !hasRoomFor(bytes)) {
         refused.inc();
         return;
       }
       asked.delete(key);
-      const operationName = requestContext.getStore()?.operationName;
-      entries.set(key, { json, http, bytes, operationName }, { ttl: Math.min(ttl, options.ttlMs) });
+      entries.set(key, entry, { ttl: Math.min(ttl, options.ttlMs) });
+      for (const tag of tags) {
+        let keys = byTag.get(tag);
+        if (!keys) byTag.set(tag, (keys = new Set()));
+        keys.add(key);
+      }
     },
-    // Entity-level invalidation cannot reach pages and totals: every change empties the store instead.
+    // The plugin's entity invalidation is not used: the change feed's tags name what changed.
     invalidate() {
       this.clear();
     },
+    invalidateTags(tags) {
+      step++;
+      targeted.inc();
+      for (const tag of tags) {
+        tagInvalidatedAt.set(tag, step);
+        const keys = byTag.get(tag);
+        if (!keys) continue;
+        for (const key of [...keys]) {
+          if (entries.delete(key)) dropped.inc();
+        }
+      }
+    },
     clear() {
-      generation++;
+      step++;
+      everythingAt = step;
       entries.clear();
+      byTag.clear();
       invalidations.inc();
+    },
+    async catchUp() {
+      if (!available) return;
+      if (!catchUpWith || !(await catchUpWith())) this.clear();
+    },
+    takeOff() {
+      const by = requestContext.getStore()?.reqId;
+      const key = by === undefined ? undefined : missedBy.get(by);
+      if (key !== undefined && !flights.has(key) && !unshared.has(key)) flights.set(key, newFlight(by));
+    },
+    passOver() {
+      const by = requestContext.getStore()?.reqId;
+      if (by !== undefined) writers.add(by);
+    },
+    land() {
+      const by = requestContext.getStore()?.reqId;
+      if (by === undefined) return;
+      const key = missedBy.get(by);
+      missedBy.delete(by);
+      writers.delete(by);
+      if (key !== undefined) settle(key, by, undefined);
     },
     setAvailable(next) {
       this.clear();
       available = next;
     },
     countMiss: () => misses.inc(),
-  };
+    followWith(sync: () => Promise<boolean>) {
+      catchUpWith = sync;
+    },
+  } satisfies ResponseStore & { followWith(sync: () => Promise<boolean>): void };
+
+  function served(entry: Entry): ExecutionResult {
+    hits.inc();
+    const request = requestContext.getStore();
+    if (request) {
+      request.operationName ??= entry.operationName;
+      request.operationRan = true;
+    }
+    return storedAnswer(entry);
+  }
+
+  function settle(key: string, by: string | undefined, entry: Entry | undefined) {
+    const flight = flights.get(key);
+    if (!flight || flight.by !== by) return;
+    flights.delete(key);
+    if (!entry) unshared.set(key, true);
+    flight.land(entry);
+  }
 }
 
-/** Each change notification empties the store; while the notifications are down the store is not used. */
-export function followChanges(store: ResponseStore, feed: ChangeFeed, channel: string): void {
+function newFlight(by: string | undefined): Flight {
+  let land!: (entry: Entry | undefined) => void;
+  const landed = new Promise<Entry | undefined>((resolve) => (land = resolve));
+  return { by, landed, land };
+}
+
+/** The flight's answer, or nothing once the waiting request is aborted (its deadline, its client gone). */
+function waitFor(flight: Flight, signal: AbortSignal | undefined): Promise<Entry | undefined> {
+  if (!signal) return flight.landed;
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void flight.landed.then((entry) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(entry);
+    });
+  });
+}
+
+/**
+ * Each change notification drops the answers that read what it names (`tagsOf` reads its payload), or
+ * everything; while the notifications are down the store is not used.
+ */
+export function followChanges(
+  store: ReturnType<typeof createResponseStore>,
+  feed: ChangeFeed,
+  channel: string,
+  tagsOf: (payload: string) => readonly string[] | 'all',
+): void {
   store.setAvailable(feed.up);
-  feed.on(channel, () => store.clear());
+  store.followWith(() => feed.sync(channel, CATCH_UP_TIMEOUT_MS));
+  feed.on(channel, (payload) => {
+    const tags = tagsOf(payload);
+    if (tags === 'all') store.clear();
+    else store.invalidateTags(tags);
+  });
   feed.onState((up) => store.setAvailable(up));
 }
+
+/** A writer's wait for its own change to come back; past it, this instance empties its store instead. */
+const CATCH_UP_TIMEOUT_MS = 1_000;

@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import type { Module, ModuleDeps } from './module.ts';
 
 export { TOKENS_CHANGED } from './auth/index.ts';
-export { CATALOG_CHANGED } from './catalog/index.ts';
+export { CATALOG_CHANGED, catalogChangedTags } from './catalog/index.ts';
 
 /** Every module of the service: the one list app.ts builds from. */
 export const MODULES = { auth: authModule, catalog: catalogModule, configurations: configurationsModule };

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
+import { Kysely, PostgresDialect, sql, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Config } from '../config.ts';
@@ -140,7 +140,10 @@ export async function createPGliteDatabase(pglite: import('@electric-sql/pglite'
     db,
     kind: 'embedded',
     observeQueries: observers.observeQueries,
-    listen: (channels, { logger }) => listenPGlite(pglite, channels, logger),
+    listen: (channels, { logger }) =>
+      listenPGlite(pglite, channels, logger, (channel, payload) =>
+        sql`SELECT pg_notify(${channel}, ${payload})`.execute(db),
+      ),
     close: () => db.destroy(),
   };
 }

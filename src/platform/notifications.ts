@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from './logger.ts';
 
@@ -8,7 +9,14 @@ import type { Logger } from './logger.ts';
  */
 export interface ChangeFeed {
   readonly up: boolean;
-  on(channel: string, listener: () => void): void;
+  /** `payload` is what the notifier sent ('' from the older triggers); a barrier's own payloads never reach listeners. */
+  on(channel: string, listener: (payload: string) => void): void;
+  /**
+   * Resolves once every notification committed before the call has reached this instance's listeners
+   * (PostgreSQL delivers in commit order): a writer then reads its own write. False when it could not
+   * tell within `timeoutMs` (the feed is down or slow); the caller must then assume anything changed.
+   */
+  sync(channel: string, timeoutMs: number): Promise<boolean>;
   /** Called with every change of `up`. */
   onState(listener: (up: boolean) => void): void;
   close(): Promise<void>;
@@ -20,14 +28,18 @@ export interface ListenOptions {
   logger: Logger;
 }
 
-function createFeedState(logger: Logger) {
-  const listeners = new Map<string, Set<() => void>>();
+/** A barrier's payload prefix: no change feed's payload starts so. */
+const BARRIER = '#sync:';
+
+function createFeedState(logger: Logger, send: (channel: string, payload: string) => Promise<unknown>) {
+  const listeners = new Map<string, Set<(payload: string) => void>>();
+  const barriers = new Map<string, () => void>();
   const stateListeners = new Set<(up: boolean) => void>();
   let up = false;
   const notifyState = (next: boolean) => {
     for (const listener of stateListeners) listener(next);
   };
-  const on = (channel: string, listener: () => void) => {
+  const on = (channel: string, listener: (payload: string) => void) => {
     let set = listeners.get(channel);
     if (!set) listeners.set(channel, (set = new Set()));
     set.add(listener);
@@ -45,8 +57,9 @@ function createFeedState(logger: Logger) {
     get up() {
       return up;
     },
-    notify(channel: string) {
-      for (const listener of listeners.get(channel) ?? []) listener();
+    notify(channel: string, payload: string) {
+      if (payload.startsWith(BARRIER)) return barriers.get(payload)?.();
+      for (const listener of listeners.get(channel) ?? []) listener(payload);
     },
     setUp,
     /** The public face, closed by `close` (after which it reports down, without a warning). */
@@ -57,6 +70,20 @@ function createFeedState(logger: Logger) {
         },
         on,
         onState,
+        sync(channel, timeoutMs) {
+          if (!up) return Promise.resolve(false);
+          const payload = `${BARRIER}${randomUUID()}`;
+          return new Promise<boolean>((resolve) => {
+            const done = (reached: boolean) => {
+              clearTimeout(timer);
+              barriers.delete(payload);
+              resolve(reached);
+            };
+            const timer = setTimeout(() => done(false), timeoutMs);
+            barriers.set(payload, () => done(true));
+            send(channel, payload).catch(() => done(false));
+          });
+        },
         async close() {
           setUp(false, true);
           await close();
@@ -70,8 +97,11 @@ const MAX_BACKOFF_MS = 2_000;
 
 /** One connection of its own (never a pooled one), re-opened with backoff whenever it is lost. */
 export function listenPostgres(url: string, channels: readonly string[], options: ListenOptions): ChangeFeed {
-  const state = createFeedState(options.logger);
   let client: pg.Client | undefined;
+  // Sent on the listening connection itself: after it, in the queue, comes nothing committed before.
+  const state = createFeedState(options.logger, (channel, payload) =>
+    client ? client.query('SELECT pg_notify($1, $2)', [channel, payload]) : Promise.reject(new Error('not listening')),
+  );
   let closed = false;
   let backoffMs = 100;
   let heartbeat: NodeJS.Timeout | undefined;
@@ -103,7 +133,7 @@ export function listenPostgres(url: string, channels: readonly string[], options
     client = current;
     current.on('error', () => drop(current));
     current.on('end', () => drop(current));
-    current.on('notification', (message) => state.notify(message.channel));
+    current.on('notification', (message) => state.notify(message.channel, message.payload ?? ''));
     try {
       await current.connect();
       for (const channel of channels) await current.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
@@ -143,9 +173,13 @@ export async function listenPGlite(
   pglite: { listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>> },
   channels: readonly string[],
   logger: Logger,
+  /** Through the database's one (serialised) connection: never inside another caller's transaction. */
+  send: (channel: string, payload: string) => Promise<unknown>,
 ): Promise<ChangeFeed> {
-  const state = createFeedState(logger);
-  const unlisten = await Promise.all(channels.map((channel) => pglite.listen(channel, () => state.notify(channel))));
+  const state = createFeedState(logger, send);
+  const unlisten = await Promise.all(
+    channels.map((channel) => pglite.listen(channel, (payload) => state.notify(channel, payload))),
+  );
   state.setUp(true);
   return state.feed(async () => {
     await Promise.all(unlisten.map((stop) => stop().catch(() => {})));

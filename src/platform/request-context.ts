@@ -11,6 +11,16 @@ export interface RequestContext {
   operationRan?: boolean;
   /** Aborted at the deadline or when the client leaves; the database layer then stops its statements (abort.ts). */
   controller?: AbortController;
+  /** What the answer was read from, in the change feed's terms: the response cache drops it when one of them changes. */
+  readFrom?: Set<string>;
 }
 
 export const requestContext = new AsyncLocalStorage<RequestContext>();
+
+/** Notes that the request's answer depends on these (a module's change tags; see the response cache). */
+export function dependsOn(tags: Iterable<string>): void {
+  const store = requestContext.getStore();
+  if (!store) return;
+  store.readFrom ??= new Set();
+  for (const tag of tags) store.readFrom.add(tag);
+}

@@ -14,6 +14,8 @@ import { request } from '../support/raw-http.ts';
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
 const PAGE = '{ products(first: 5) { data { id name } } }';
+// Distinct queries: identical ones in flight together execute once (the response cache's single flight).
+const pageOf = (first: number) => `{ products(first: ${first}) { data { id name } } }`;
 
 /** Holds an exclusive lock on products from a connection of the test's own, until released. */
 async function lockProducts(url: string) {
@@ -64,7 +66,7 @@ describe.skipIf(!onPostgres)('per-token fairness (PostgreSQL)', () => {
     const lock = await lockProducts(t.database.url!);
     let held: Promise<{ status: number }>[] = [];
     try {
-      held = [postGraphQL(t, busy, { query: PAGE }), postGraphQL(t, busy, { query: PAGE })];
+      held = [postGraphQL(t, busy, { query: pageOf(1) }), postGraphQL(t, busy, { query: pageOf(2) })];
       await until(async () => (await lock.waiting()) === 2);
       const refused = await postGraphQL(t, busy, { query: '{ __typename }' });
       expect(refused.status).toBe(429);
@@ -103,8 +105,8 @@ describe.skipIf(!onPostgres)('per-user fairness (PostgreSQL)', () => {
     const lock = await lockProducts(t.database.url!);
     let held: Promise<{ status: number }>[] = [];
     try {
-      held = [PAGE, PAGE].map((query) => postGraphQL(t, first, { query }));
-      held.push(postGraphQL(t, second, { query: PAGE }));
+      held = [pageOf(1), pageOf(2)].map((query) => postGraphQL(t, first, { query }));
+      held.push(postGraphQL(t, second, { query: pageOf(3) }));
       await until(async () => (await lock.waiting()) === 3);
       // The second token has one request in flight of its 2, but the user has 3 of 3.
       const refused = await postGraphQL(t, second, { query: '{ __typename }' });

@@ -262,6 +262,44 @@ describePg('the response and token caches on two instances (PostgreSQL notificat
     }
   });
 
+  it("a write to one product leaves another product's cached answers on both instances", async () => {
+    const ids = (await helper.graphql('{ products(first: 10) { data { id } } }', { token: reader })).body.data.products
+      .data as { id: string }[];
+    const other = ids.find((p) => p.id !== productId)!.id;
+    const untouched: GraphQLRequest = { query: PRODUCT, variables: { id: other } };
+    const customisation = (
+      await helper.graphql(`{ product(id: "${productId}") { steps { components { customisations { id } } } } }`, {
+        token: reader,
+      })
+    ).body.data.product.steps[0].components[0].customisations[0].id as string;
+    for (let i = 0; i < 5; i++) {
+      // Both answers cached on both instances, then a price of `productId` changes (psql, and a mutation on A).
+      await warmThenWrite(async () => {}, untouched);
+      const before = await Promise.all([a, b].map(async (instance) => (await ask(instance, reader, untouched)).body));
+      const price = 50 + i;
+      const since = await warmThenWrite(async () =>
+        i % 2 === 0
+          ? psql(`UPDATE customisations SET price = ${price} WHERE id = ${customisation}`)
+          : ask(a, admin, {
+              query: `mutation { updateCustomisation(id: "${customisation}", input: { price: ${price} }) { id } }`,
+            }),
+      );
+      for (const instance of [a, b]) {
+        // The changed product is fresh within a second ...
+        let first: number | undefined;
+        while (performance.now() - since < 1_000) {
+          first = (await ask(instance)).body.data.product.steps[0].components[0].customisations[0].price;
+          if (first === price) break;
+        }
+        expect(first).toBe(price);
+        // ... and the other one is still served from the cache, unchanged.
+        const hitsBefore = await hits(instance);
+        expect((await ask(instance, reader, untouched)).body).toEqual(before[instance === a ? 0 : 1]);
+        expect(await hits(instance)).toBe(hitsBefore + 1);
+      }
+    }
+  });
+
   it('catalog:import reaches both caches within a second', async () => {
     const env = { ...process.env, DATABASE_URL: database.url!, LOG_LEVEL: 'error' };
     const file = path.join(dir, 'catalog.json');

@@ -35,8 +35,8 @@ export function privateCoordinates(
 /**
  * Yoga's response cache over the shared store. Requests reach Yoga authenticated; the cache key holds
  * the caller's scopes, so an answer is only served to a caller allowed exactly what its first caller
- * was (refusals carry errors and are never stored). Mutations are never stored and empty this
- * instance's store when they finish, so a writer reads its own write before the notification is back.
+ * was (refusals carry errors and are never stored). Mutations are never stored; each answers once
+ * this instance has applied the change notifications it caused, so a writer reads its own write.
  */
 export function useSharedResponseCache(
   store: ResponseStore,
@@ -67,10 +67,19 @@ export function useSharedResponseCache(
     {
       onExecute({ args }) {
         if (getOperationAST(args.document, args.operationName)?.operation === OperationTypeNode.MUTATION) {
-          return { onExecuteDone: () => store.clear() };
+          // The write's own notifications drop what it changed, here as on every instance; the answer
+          // waits for them, so the writer's next read is fresh.
+          store.passOver();
+          return { onExecuteDone: () => store.catchUp() };
         }
-        if (store.available) store.countMiss();
+        if (store.available) {
+          store.countMiss();
+          store.takeOff();
+        }
         return undefined;
+      },
+      onResponse() {
+        store.land();
       },
     },
   ];

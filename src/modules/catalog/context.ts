@@ -6,6 +6,7 @@ import { AnswerBudget } from './answer-size.ts';
 import { createCatalogLoaders, type CatalogLoaders } from './loaders.ts';
 import { getProductPage, type ProductPageArgs } from './service.ts';
 import type { CatalogDb } from './tables.ts';
+import type { ProductTotal } from './total.ts';
 import * as operations from './writes/operations.ts';
 import { createProduct, upsertProduct, type WriteContext } from './writes/service.ts';
 
@@ -30,13 +31,18 @@ export type CatalogContext = GraphQLContext & { catalog: CatalogRequest };
 /** What the catalogue reads: its own settings, and the GraphQL page and answer bounds. */
 export type CatalogSettings = Config['catalog'] & Pick<Config['graphql'], 'maxPageSize' | 'maxAnswerFields'>;
 
-export function createCatalogRequest(db: CatalogDb, config: CatalogSettings, logger: Logger): CatalogRequest {
+export function createCatalogRequest(
+  db: CatalogDb,
+  config: CatalogSettings,
+  logger: Logger,
+  totals: ProductTotal,
+): CatalogRequest {
   const loaders = createCatalogLoaders(db);
   const forget = () => Object.values(loaders).forEach((loader) => loader.clearAll());
   return {
     loaders,
     answer: new AnswerBudget(config.maxAnswerFields),
-    productPage: (args) => getProductPage(db, loaders, args, config.maxPageSize),
+    productPage: (args) => getProductPage(db, loaders, totals, args, config.maxPageSize),
     writes(session) {
       const ctx: WriteContext = {
         db,

@@ -3,6 +3,7 @@ import type { Module } from '../module.ts';
 import { createCatalogRequest, type CatalogSettings } from './context.ts';
 import { catalogResolvers } from './resolvers.ts';
 import type { CatalogTables } from './tables.ts';
+import { createProductTotal } from './total.ts';
 
 export type { CatalogDb, CatalogTables } from './tables.ts';
 export { countProducts } from './repository.ts';
@@ -36,8 +37,9 @@ export { createCatalogLoaders, type CatalogLoaders } from './loaders.ts';
 
 export const CATALOG_READ = 'catalog:read';
 export const CATALOG_WRITE = 'catalog:write';
-/** Sent by the database (migration 0013's triggers) once per statement that changes the catalogue. */
+/** Sent by the database (migration 0019's triggers) once per statement that changes the catalogue, naming what changed. */
 export const CATALOG_CHANGED = 'catalog_changed';
+export { changedTags as catalogChangedTags } from './changes.ts';
 
 export const catalogModule = {
   name: 'catalog',
@@ -54,8 +56,8 @@ export const catalogModule = {
     resolvers: catalogResolvers,
     // The catalogue reads the same for every token; a field added later stays uncached until listed here.
     publicFields: {
-      // configure answers from the catalogue alone (and its arguments, part of the key); catalogue
-      // writes, rules included, empty the cache.
+      // configure answers from the catalogue alone (and its arguments, part of the key); a change to
+      // its product, rules included, drops it (changes.ts).
       Query: ['products', 'product', 'productBySku', 'configure'],
       ProductPaginator: ['data', 'paginatorInfo'],
       PaginatorInfo: [
@@ -111,7 +113,8 @@ export const catalogModule = {
     maxPageSize: graphql.maxPageSize,
     maxAnswerFields: graphql.maxAnswerFields,
   }),
-  create: ({ db, config, logger }) => ({
-    graphqlContext: () => ({ catalog: createCatalogRequest(db, config, logger) }),
-  }),
+  create: ({ db, config, logger, changes }) => {
+    const totals = createProductTotal(changes, CATALOG_CHANGED);
+    return { graphqlContext: () => ({ catalog: createCatalogRequest(db, config, logger, totals) }) };
+  },
 } satisfies Module<CatalogTables, CatalogSettings>;

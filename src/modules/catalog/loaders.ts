@@ -18,6 +18,7 @@ import {
   findStepsByProductIds,
 } from './repository.ts';
 import { findProductsBySkus } from './find/repository.ts';
+import { readProducts, readSkus, readTreeRows } from './changes.ts';
 
 /** Groups rows by a key, returning one array per requested key, in key order. */
 function groupByKey<R>(keys: readonly string[], rows: R[], keyOf: (r: R) => string): R[][] {
@@ -32,25 +33,39 @@ function rowsById<R extends { id: string }>(ids: readonly string[], rows: R[]): 
   return ids.map((id) => found.get(id) ?? null);
 }
 
-/** Per request, so nothing is cached across users; one statement per tree level whatever the page size. */
+/** One row (or null) per requested id, noting what the answer then depends on (changes.ts). */
+function treeRowsById<R extends { id: string; product_id: string }>(ids: readonly string[], rows: R[]): (R | null)[] {
+  readTreeRows(ids, rows);
+  return rowsById(ids, rows);
+}
+
+/**
+ * Per request, so nothing is cached across users; one statement per tree level whatever the page size.
+ * Every tree read goes through a product or names its product: the answer depends on those products.
+ */
 export function createCatalogLoaders(db: CatalogDb) {
-  const productsById = new DataLoader<string, ProductParent | null>(async (ids) =>
-    rowsById(ids, await findProductsByIds(db, ids)),
-  );
+  const productsById = new DataLoader<string, ProductParent | null>(async (ids) => {
+    readProducts(ids);
+    return rowsById(ids, await findProductsByIds(db, ids));
+  });
   return {
     productsById,
     // Exact and case-sensitive, as the unique index compares; found products also serve product(id).
     productsBySku: new DataLoader<string, ProductParent | null>(async (skus) => {
+      readSkus();
       const found = new Map((await findProductsBySkus(db, skus)).map((p) => [p.sku, p]));
+      readProducts(Array.from(found.values(), (p) => p.id));
       for (const product of found.values()) productsById.prime(product.id, product);
       return skus.map((sku) => found.get(sku) ?? null);
     }),
-    stepsById: new DataLoader<string, StepParent | null>(async (ids) => rowsById(ids, await findStepsByIds(db, ids))),
+    stepsById: new DataLoader<string, StepParent | null>(async (ids) =>
+      treeRowsById(ids, await findStepsByIds(db, ids)),
+    ),
     componentsById: new DataLoader<string, ComponentParent | null>(async (ids) =>
-      rowsById(ids, await findComponentsByIds(db, ids)),
+      treeRowsById(ids, await findComponentsByIds(db, ids)),
     ),
     customisationsById: new DataLoader<string, CustomisationParent | null>(async (ids) =>
-      rowsById(ids, await findCustomisationsByIds(db, ids)),
+      treeRowsById(ids, await findCustomisationsByIds(db, ids)),
     ),
     stepsByProductId: new DataLoader<string, StepParent[]>(async (ids) =>
       groupByKey(ids, await findStepsByProductIds(db, ids), (r) => r.product_id),

@@ -81,11 +81,17 @@ export interface PaginatorInfo {
   endCursor: string | null;
 }
 
-/** PaginatorInfo fields that need the counts over the whole table. */
-const COUNTED_FIELDS = new Set(['currentPage', 'firstItem', 'lastItem', 'lastPage', 'total']);
+/** PaginatorInfo fields that need the number of matches, and those that need the page's position. */
+const TOTAL_FIELDS = new Set(['lastPage', 'total']);
+const POSITION_FIELDS = new Set(['currentPage', 'firstItem', 'lastItem']);
+
+export interface PaginatorCounts {
+  total: boolean;
+  position: boolean;
+}
 
 /** Looks through fragments; directives are ignored: a field under @skip only costs the counts. */
-export function selectsPaginatorCounts(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>): boolean {
+export function selectedPaginatorCounts(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>): PaginatorCounts {
   const any = (
     set: SelectionSetNode | undefined,
     test: (name: string, sub: SelectionSetNode | undefined) => boolean,
@@ -96,15 +102,18 @@ export function selectsPaginatorCounts(info: Pick<GraphQLResolveInfo, 'fieldNode
       const fragment = info.fragments[s.name.value];
       return fragment ? any(fragment.selectionSet, test) : true;
     });
-  return info.fieldNodes.some((node) =>
-    any(node.selectionSet, (name, sub) => name === 'paginatorInfo' && any(sub, (field) => COUNTED_FIELDS.has(field))),
-  );
+  const selects = (fields: Set<string>) =>
+    info.fieldNodes.some((node) =>
+      any(node.selectionSet, (name, sub) => name === 'paginatorInfo' && any(sub, (field) => fields.has(field))),
+    );
+  return { total: selects(TOTAL_FIELDS), position: selects(POSITION_FIELDS) };
 }
 
 export function buildPaginatorInfo(args: {
   perPage: number;
-  /** null when the counts were not fetched (no selected field needs them). */
+  /** null when not fetched (no selected field needs it). */
   total: number | null;
+  /** Matches before the page; null when not fetched. */
   skipped: number | null;
   count: number;
   hasMorePages: boolean;
@@ -117,23 +126,25 @@ export function buildPaginatorInfo(args: {
     perPage,
     endCursor: count > 0 ? args.endCursor : null,
   };
-  if (total === null || skipped === null) {
-    // Reading a count that was not fetched is a bug to surface, never a silent 0.
-    const missing = (): never => {
-      throw new Error('PaginatorInfo counts were read but not fetched');
-    };
-    return Object.defineProperties(
-      uncounted,
-      Object.fromEntries([...COUNTED_FIELDS].map((f) => [f, { get: missing, enumerable: true }])),
-    ) as PaginatorInfo;
-  }
-  return {
+  // Reading a count that was not fetched is a bug to surface, never a silent 0.
+  const missing = (): never => {
+    throw new Error('PaginatorInfo counts were read but not fetched');
+  };
+  const fields = {
     ...uncounted,
     // A page starting mid-way (rows deleted before the cursor) reports the page of its first record.
-    currentPage: Math.floor(skipped / perPage) + 1,
-    firstItem: count > 0 ? skipped + 1 : null,
-    lastItem: count > 0 ? skipped + count : null,
-    lastPage: Math.max(1, Math.ceil(total / perPage)),
-    total,
+    ...(skipped === null
+      ? {}
+      : {
+          currentPage: Math.floor(skipped / perPage) + 1,
+          firstItem: count > 0 ? skipped + 1 : null,
+          lastItem: count > 0 ? skipped + count : null,
+        }),
+    ...(total === null ? {} : { lastPage: Math.max(1, Math.ceil(total / perPage)), total }),
   };
+  const unfetched = [...(skipped === null ? POSITION_FIELDS : []), ...(total === null ? TOTAL_FIELDS : [])];
+  return Object.defineProperties(
+    fields,
+    Object.fromEntries(unfetched.map((f) => [f, { get: missing, enumerable: true }])),
+  ) as PaginatorInfo;
 }

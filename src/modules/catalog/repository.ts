@@ -97,19 +97,40 @@ const productPage = preparedQuery<PageRow>('catalog_product_page', (db) =>
   `.compile(db),
 );
 
-/** `limit` is one more than the page size: the extra row only says whether another page exists. */
+// The position alone (an unfiltered total known from the change feed): a range of the id index.
+const productPageWithPosition = preparedQuery<PageRow>('catalog_product_page_positioned', (db) =>
+  sql<PageRow>`
+    SELECT NULL AS total, c.skipped, p.*
+    FROM (SELECT count(*) AS skipped FROM products WHERE id <= ${'0'}::bigint) c
+    LEFT JOIN LATERAL (
+      SELECT ${PAGE_COLUMNS} FROM products
+      WHERE id > ${'0'}::bigint
+      ORDER BY products.id
+      LIMIT ${1}
+    ) p ON true
+    ORDER BY p.id::bigint
+  `.compile(db),
+);
+
+/**
+ * `limit` is one more than the page size: the extra row only says whether another page exists.
+ * `counts`: 'all' counts the total and the products before the page, 'position' only the latter.
+ */
 export async function findProductPage(
   db: CatalogDb,
-  { afterId, limit, withCounts }: { afterId: string | null; limit: number; withCounts: boolean },
+  { afterId, limit, counts }: { afterId: string | null; limit: number; counts: 'all' | 'position' | 'none' },
 ): Promise<ProductPageRows> {
   const after = afterId ?? '0';
-  const rows = withCounts
-    ? await productPageWithCounts.execute(db, [after, after, limit])
-    : await productPage.execute(db, [after, limit]);
+  const rows =
+    counts === 'all'
+      ? await productPageWithCounts.execute(db, [after, after, limit])
+      : counts === 'position'
+        ? await productPageWithPosition.execute(db, [after, after, limit])
+        : await productPage.execute(db, [after, limit]);
   const first = rows[0];
   return {
-    total: withCounts ? Number(first?.total ?? 0) : null,
-    skipped: withCounts ? Number(first?.skipped ?? 0) : null,
+    total: counts === 'all' ? Number(first?.total ?? 0) : null,
+    skipped: counts === 'none' ? null : Number(first?.skipped ?? 0),
     rows: rows.filter((r): r is PageRow & ProductRow => r.id !== null),
   };
 }
@@ -164,11 +185,31 @@ const productsByIds = preparedQuery<ProductRow>('catalog_products_by_ids', (db: 
 const stepsByIds = preparedQuery<StepRow>('catalog_steps_by_ids', (db: CatalogDb) =>
   db.selectFrom('steps').select(stepColumns).where(anyOf('id')),
 );
-const componentsByIds = preparedQuery<ComponentRow>('catalog_components_by_ids', (db: CatalogDb) =>
-  db.selectFrom('components').select(componentColumns).where(anyOf('id')),
+// Read by their own ids (entity references, price lines, rule ends), with the product they belong to:
+// the response cache drops such an answer when that product changes.
+const componentsByIds = preparedQuery<ComponentRow & { product_id: string }>(
+  'catalog_components_by_ids',
+  (db: CatalogDb) =>
+    db
+      .selectFrom('components')
+      .select([
+        ...componentColumns,
+        sql<string>`(SELECT s.product_id::text FROM steps s WHERE s.id = components.step_id)`.as('product_id'),
+      ])
+      .where(anyOf('id')),
 );
-const customisationsByIds = preparedQuery<CustomisationRow>('catalog_customisations_by_ids', (db: CatalogDb) =>
-  db.selectFrom('customisations').select(customisationColumns).where(anyOf('id')),
+const customisationsByIds = preparedQuery<CustomisationRow & { product_id: string }>(
+  'catalog_customisations_by_ids',
+  (db: CatalogDb) =>
+    db
+      .selectFrom('customisations')
+      .select([
+        ...customisationColumns,
+        sql<string>`(SELECT s.product_id::text FROM components c JOIN steps s ON s.id = c.step_id WHERE c.id = customisations.component_id)`.as(
+          'product_id',
+        ),
+      ])
+      .where(anyOf('id')),
 );
 const stepsByProductIds = preparedQuery<StepRow>('catalog_steps_by_product_ids', (db: CatalogDb) =>
   db

@@ -2,7 +2,7 @@ import type DataLoader from 'dataloader';
 import { parseRowId } from '../../platform/ids.ts';
 import type { Resolvers } from './generated/resolvers-types.ts';
 import { fieldsPerItem, selectionWeights } from './answer-size.ts';
-import { selectsPaginatorCounts } from './pagination.ts';
+import { selectedPaginatorCounts } from './pagination.ts';
 import { configurationCheckParent, configureProduct } from './configure/service.ts';
 import { decimalScalar } from './configure/decimal.ts';
 
@@ -16,7 +16,7 @@ const byId = <T>(loader: DataLoader<string, T | null>, id: string) => {
 
 export const catalogResolvers: Resolvers = {
   Query: {
-    products: (_, args, ctx, info) => ctx.catalog.productPage({ ...args, withCounts: selectsPaginatorCounts(info) }),
+    products: (_, args, ctx, info) => ctx.catalog.productPage({ ...args, counts: selectedPaginatorCounts(info) }),
     product: (_, args, ctx) => byId(ctx.catalog.loaders.productsById, args.id),
     productBySku: (_, args, ctx) => ctx.catalog.loaders.productsBySku.load(args.sku),
     configure: async (_, args, ctx) => {

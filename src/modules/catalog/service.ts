@@ -9,8 +9,10 @@ import {
   encodeCursor,
   encodeKeysetCursor,
   type KeysetPosition,
+  type PaginatorCounts,
   type PaginatorInfo,
 } from './pagination.ts';
+import type { ProductTotal } from './total.ts';
 import { findProductPage, type ProductPageRows } from './repository.ts';
 import {
   bindingOf,
@@ -23,6 +25,7 @@ import {
   type SortedRow,
 } from './find/query.ts';
 import { findProductQueryPage } from './find/repository.ts';
+import { readProductList, readProducts } from './changes.ts';
 
 const PRODUCT_CURSOR_KIND = 'product';
 export interface ProductPage {
@@ -33,12 +36,13 @@ export interface ProductPage {
 export interface ProductPageArgs extends ProductQueryArgs {
   first: number;
   after?: string | null | undefined;
-  withCounts: boolean;
+  counts: PaginatorCounts;
 }
 
 export async function getProductPage(
   db: CatalogDb,
   loaders: CatalogLoaders,
+  totals: ProductTotal,
   args: ProductPageArgs,
   maxPageSize: number,
 ): Promise<ProductPage> {
@@ -53,10 +57,12 @@ export async function getProductPage(
     throw new BadInput(`Requested page size must be at least 1, got ${first}.`);
   }
   const query = productQueryOf(args);
+  readProductList(query);
   const page = isDefaultQuery(query)
-    ? await defaultPage(db, args.after, first, args.withCounts)
-    : await queryPage(db, query, args.after, first, args.withCounts);
+    ? await defaultPage(db, totals, args.after, first, args.counts)
+    : await queryPage(db, query, args.after, first, args.counts.total || args.counts.position);
   const data: ProductParent[] = page.rows.slice(0, first);
+  readProducts(data.map((p) => p.id));
   // Later product(id) selections in the same request reuse these rows.
   for (const product of data) loaders.productsById.prime(product.id, product);
   const last = data.at(-1);
@@ -75,15 +81,34 @@ export async function getProductPage(
 
 type Page = ProductPageRows & { cursorAfter(row: ProductParent): string };
 
-/** By id ascending, with no search or filter: the cursors and statements of the seed's query, unchanged. */
-async function defaultPage(db: CatalogDb, after: string | null | undefined, first: number, withCounts: boolean) {
+/**
+ * By id ascending, with no search or filter: the cursors of the seed's query, unchanged. The total is
+ * counted only when not known from the change feed (total.ts); the position only deep in a walk.
+ */
+async function defaultPage(
+  db: CatalogDb,
+  totals: ProductTotal,
+  after: string | null | undefined,
+  first: number,
+  counts: PaginatorCounts,
+) {
   let afterId: string | null = null;
   if (after !== null && after !== undefined) {
     afterId = decodeCursor(PRODUCT_CURSOR_KIND, after);
     if (afterId === null) throw new BadInput('Invalid cursor.');
   }
-  const page = await findProductPage(db, { afterId, limit: first + 1, withCounts });
-  return { ...page, cursorAfter: (row: ProductParent) => encodeCursor(PRODUCT_CURSOR_KIND, row.id) } satisfies Page;
+  const cursorAfter = (row: ProductParent) => encodeCursor(PRODUCT_CURSOR_KIND, row.id);
+  const known = counts.total ? totals.known() : undefined;
+  if (counts.total && known === undefined) {
+    const ticket = totals.ticket();
+    const page = await findProductPage(db, { afterId, limit: first + 1, counts: 'all' });
+    totals.offer(ticket, page.total!);
+    return { ...page, cursorAfter } satisfies Page;
+  }
+  const counted = counts.position && afterId !== null ? 'position' : 'none';
+  const page = await findProductPage(db, { afterId, limit: first + 1, counts: counted });
+  const skipped = counted === 'position' ? page.skipped : counts.position ? 0 : null;
+  return { ...page, total: known ?? null, skipped, cursorAfter } satisfies Page;
 }
 
 async function queryPage(
