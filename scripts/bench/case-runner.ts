@@ -96,7 +96,7 @@ export async function runCase(ctx: CaseContext, load: WrkLoad, server: Server, t
     totals.bad += r.bad;
   }
   ctx.log(
-    `  ${server.name.padEnd(9)} ${(result.requests / (result.duration_us / 1e6)).toFixed(0).padStart(6)} req/s` +
+    `  ${server.name.padEnd(12)} ${(result.requests / (result.duration_us / 1e6)).toFixed(0).padStart(6)} req/s` +
       `  p50 ${(result.p50_us / 1000).toFixed(2)} ms  p99 ${(result.p99_us / 1000).toFixed(2)} ms` +
       `  errors ${wrkErrors(result)}  bad ${result.bad}`,
   );

@@ -159,7 +159,7 @@ export function createReferenceServer(pool: pg.Pool): http.Server {
 }
 
 /** The id inside a product cursor; the bench only sends cursors the service issued. */
-function decodeAfter(cursor: string): string {
+export function decodeAfter(cursor: string): string {
   const match = /^product:([0-9]+):/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   if (!match) throw new Error('bad cursor');
   return match[1]!;

@@ -23,7 +23,7 @@ const HEADER = [
   'errors/bad',
   '×ref',
 ];
-const SERVERS = ['reference', 'cold', 'hot'] as const;
+const SERVERS = ['reference', 'cold', 'miss', 'hot', 'postgraphile'] as const;
 
 /**
  * Prints the machine, the settings, one Markdown row per query and server, and a summary of each
@@ -39,6 +39,10 @@ export function printReport(
   const rows: string[][] = [];
   const json: Record<string, unknown>[] = [];
   const summary: string[][] = [];
+  // The summary's columns: the servers of this run beside the reference ("-": not run for that query).
+  const others = SERVERS.filter(
+    (name) => name !== 'reference' && [...results.keys()].some((k) => k.endsWith(`/${name}`)),
+  );
   for (const q of settings.queries) {
     // Configure has no reference: its ratio is to product(id) on the same server, below.
     const ref = results.get(`${q}/reference`);
@@ -78,7 +82,7 @@ export function printReport(
         row.ratio === null ? '' : row.ratio.toFixed(2),
       ]);
     }
-    if (ref) summary.push([q, rps(ref).toFixed(0), ratios.cold ?? '', ratios.hot ?? '']);
+    if (ref) summary.push([q, rps(ref).toFixed(0), ...others.map((name) => ratios[name] ?? '-')]);
   }
   // Service-only queries beside a query on the same server: configure beside product(id) at full depth
   // (issue 23 asks for at least 0.8×), search and ordered pages beside the plain first page.
@@ -101,7 +105,7 @@ export function printReport(
     [head, head.map(() => '---'), ...body].map((r) => `| ${r.join(' | ')} |`).join('\n');
   const ratioTable = (head: string[], body: string[][]) => (body.length > 0 ? `\n\n${markdown(head, body)}` : '');
   const table =
-    `${markdown(HEADER, rows)}\n\n${markdown(['query', 'reference req/s', 'cold', 'hot'], summary)}` +
+    `${markdown(HEADER, rows)}\n\n${markdown(['query', 'reference req/s', ...others], summary)}` +
     ratioTable(
       ['configure / product(id)', 'server', 'configure req/s', 'product(id) req/s', 'ratio'],
       versus(CONFIGURE_BASELINE),
@@ -111,7 +115,7 @@ export function printReport(
   process.stdout.write(
     `\n${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ` +
       `${settings.products} products, wrk -t${settings.threads} -c${settings.connections}, ${settings.rounds} x ${settings.duration} s per case (after ${settings.warmup} s warm-up)` +
-      `, service workers ${settings.workers} (hot: response cache on${settings.hotCacheBytes ? ` with RESPONSE_CACHE_MAX_BYTES=${settings.hotCacheBytes}` : ''}, token cache ${settings.hotTokenCache ? 'on' : 'off'}; cold: both off)${settings.servicePool ? `, service pool ${settings.servicePool} per worker` : ''}, reference pool ${settings.referencePool}\n\n${table}\n\n`,
+      `, service workers ${settings.workers} (hot: response cache on${settings.hotCacheBytes ? ` with RESPONSE_CACHE_MAX_BYTES=${settings.hotCacheBytes}` : ''}, token cache ${settings.hotTokenCache ? 'on' : 'off'}; cold: both off; miss: response cache off, token cache on)${others.includes('postgraphile') ? ', postgraphile: PostGraphile 5 (amber preset, grafserv on node:http, one process, no auth) for Q0..Q3' : ''}${settings.servicePool ? `, service pool ${settings.servicePool} per worker` : ''}, reference pool ${settings.referencePool}\n\n${table}\n\n`,
   );
   for (const q of settings.queries) process.stdout.write(`${q}: ${QUERY_LABELS[q]}\n`);
   if (opts.quick)

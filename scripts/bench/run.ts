@@ -21,7 +21,9 @@ import {
   type Selections,
 } from './queries.ts';
 import { printReport } from './report.ts';
-import { startReference, startService } from './servers.ts';
+import { PEER_NAME, PEER_QUERIES, peerCursors, toPeerBody, verifyPeer } from './peer.ts';
+import { decodeAfter } from './reference-server.ts';
+import { startPostGraphile, startReference, startService } from './servers.ts';
 import { parseSettings } from './settings.ts';
 import { verify } from './verify.ts';
 import { ensureWrk } from './wrk.ts';
@@ -33,6 +35,14 @@ import { ensureWrk } from './wrk.ts';
 
 const { settings, quick, profile, json } = parseSettings();
 const log = (line: string) => process.stderr.write(`${line}\n`);
+/** The product id a cursor of the service's points after, or null. */
+const serviceCursorId = (cursor: string) => {
+  try {
+    return decodeAfter(cursor);
+  } catch {
+    return null;
+  }
+};
 
 async function main(): Promise<number> {
   const wrk = ensureWrk(log);
@@ -49,15 +59,25 @@ async function main(): Promise<number> {
   const results = new Map<string, CaseTotals>();
   let queries: QueryName[] = [];
   try {
-    if (settings.mode !== 'cold') servers.push(await startService(settings, profile, 'hot'));
-    if (settings.mode !== 'hot') servers.push(await startService(settings, profile, 'cold'));
+    for (const mode of settings.modes) servers.push(await startService(settings, profile, mode));
     servers.push(await startReference(settings));
-    const runsOn = (q: QueryName) =>
-      servers.filter((s) =>
-        (s.name === 'reference' ? REFERENCE_QUERIES : s.name === 'hot' ? HOT_QUERIES : COLD_QUERIES).includes(q),
-      );
-    // A query the reference serves needs both; configure runs on the service alone.
+    const reference = servers.at(-1)!;
+    // The peer runs Q0..Q3 only: a queued run of other queries does not install or start it.
+    const peerQueries = settings.queries.filter((q) => PEER_QUERIES[q] !== undefined);
+    if (settings.peer && peerQueries.length > 0) servers.push(await startPostGraphile(settings, log));
+    const peer = servers.find((s) => s.name === PEER_NAME);
+    const served: Record<string, readonly QueryName[]> = {
+      reference: REFERENCE_QUERIES,
+      hot: HOT_QUERIES,
+      cold: COLD_QUERIES,
+      // What the cold service runs, with the token cache on.
+      miss: COLD_QUERIES,
+      [PEER_NAME]: peerQueries,
+    };
+    const runsOn = (q: QueryName) => servers.filter((s) => served[s.name]!.includes(q));
+    // A query the reference serves needs another server beside it; configure runs on the service alone.
     queries = settings.queries.filter((q) => runsOn(q).length > (REFERENCE_QUERIES.includes(q) ? 1 : 0));
+    const cursors = peer && queries.some((q) => PEER_QUERIES[q]) ? await peerCursors(peer) : null;
     const selections = queries.some((q) => q === 'Q4' || q === 'Q4z') ? await loadSelections(settings.url) : new Map();
     const find: FindInputs = queries.some((q) => FIND_QUERIES.includes(q))
       ? {
@@ -66,9 +86,10 @@ async function main(): Promise<number> {
         }
       : { searches: [], nameCursors: [] };
 
-    // Every distinct request must get the same bytes from both servers before any load.
+    // Every distinct request must get the same bytes from every service and the reference before any load
+    // (the peer: the same data).
     let mismatch = false;
-    const files = new Map<QueryName, string>();
+    const files = new Map<string, string>();
     for (const q of queries) {
       const bodies = requestBodies(
         q,
@@ -80,7 +101,22 @@ async function main(): Promise<number> {
       );
       // Zipf draws repeat: the distinct ones are checked, up to the usual count (which also warms the hot cache).
       const distinct = [...new Set(bodies)].slice(0, settings.distinct);
-      const problems = await verify(q, distinct, token, runsOn(q));
+      const problems = await verify(
+        q,
+        distinct,
+        token,
+        runsOn(q).filter((s) => s !== peer),
+      );
+      // The peer's bodies: the same ids and page starts in PostGraphile's terms, its answers checked
+      // against the reference's in data (their shapes differ).
+      let peerBodies: string[] | null = null;
+      if (peer && cursors && runsOn(q).includes(peer)) {
+        const toPeer = (b: string) => toPeerBody(q, b, serviceCursorId, cursors);
+        peerBodies = bodies.map(toPeer);
+        const pairs = distinct.map((b): [string, string] => [b, toPeer(b)]);
+        if (problems.length === 0)
+          problems.push(...(await verifyPeer(q, pairs, token, reference, peer, serviceCursorId, cursors)));
+      }
       if (problems.length > 0) {
         mismatch = true;
         log(
@@ -88,16 +124,21 @@ async function main(): Promise<number> {
         );
         continue;
       }
+      const compared = runsOn(q).filter((s) => s !== peer);
       const checked =
-        runsOn(q).length > 1
-          ? `${runsOn(q)
-              .map((s) => s.name)
-              .join(' == ')} byte for byte`
-          : `${runsOn(q)[0]!.name}: clean, valid answers`;
+        (compared.length > 1
+          ? `${compared.map((s) => s.name).join(' == ')} byte for byte`
+          : `${compared[0]!.name}: clean, valid answers`) +
+        (peerBodies ? `, ${PEER_NAME} == reference in data (ids, names, skus, types, prices, order)` : '');
       log(`${q}: ${bodies.length} requests (${distinct.length} distinct checked), ${checked}`);
       const file = path.join(tmp, `${q}.jsonl`);
       fs.writeFileSync(file, `${bodies.join('\n')}\n`);
       files.set(q, file);
+      if (peerBodies) {
+        const peerFile = path.join(tmp, `${q}.${PEER_NAME}.jsonl`);
+        fs.writeFileSync(peerFile, `${peerBodies.join('\n')}\n`);
+        files.set(`${q}/${PEER_NAME}`, peerFile);
+      }
     }
     if (mismatch) return 1;
 
@@ -115,11 +156,12 @@ async function main(): Promise<number> {
     for (let round = 0; round < settings.rounds; round++) {
       for (const q of queries) {
         log(`round ${round + 1} ${q}: ${QUERY_LABELS[q]}`);
-        const load = { wrk, threads, connections, bodiesFile: files.get(q)!, token };
         // Alternate which server goes first so neither always inherits a warmer cache.
         const order = round % 2 === 0 ? runsOn(q) : [...runsOn(q)].reverse();
         for (const server of order) {
           const key = `${q}/${server.name}`;
+          // The peer gets the same requests in its own query language; the same Authorization header, unused.
+          const load = { wrk, threads, connections, bodiesFile: files.get(files.has(key) ? key : q)!, token };
           if (!results.has(key)) results.set(key, emptyTotals());
           await runCase(ctx, load, server, results.get(key)!);
         }

@@ -1,17 +1,20 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, type Server } from '../lib/service-process.ts';
 import { ensureBuilt, serviceNodeArgs } from '../lib/start-command.ts';
-import type { Settings } from './settings.ts';
+import type { ServiceMode, Settings } from './settings.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 
 /** The service as `npm start` runs it; node:cluster passes --cpu-prof on to the workers: one profile per process. */
-export function startService(settings: Settings, profile: boolean, cache: 'hot' | 'cold'): Promise<Server> {
+export function startService(settings: Settings, profile: boolean, cache: ServiceMode): Promise<Server> {
   const env: Record<string, string> = {
-    ...(cache === 'cold' ? { RESPONSE_CACHE_MAX_ENTRIES: '0' } : {}),
-    ...(cache === 'cold' || !settings.hotTokenCache ? { TOKEN_CACHE_MAX_ENTRIES: '0' } : {}),
+    // miss: what every response cache miss pays, the token cache on.
+    ...(cache !== 'hot' ? { RESPONSE_CACHE_MAX_ENTRIES: '0' } : {}),
+    ...(cache === 'cold' || (cache === 'hot' && !settings.hotTokenCache) ? { TOKEN_CACHE_MAX_ENTRIES: '0' } : {}),
     ...(cache === 'hot' && settings.hotCacheBytes ? { RESPONSE_CACHE_MAX_BYTES: settings.hotCacheBytes } : {}),
     DATABASE_URL: settings.url,
     LOG_LEVEL: 'warn',
@@ -32,4 +35,26 @@ export function startReference(settings: Settings): Promise<Server> {
     DATABASE_URL: settings.url,
     POOL_SIZE: settings.referencePool,
   });
+}
+
+const PEER_DIR = path.join(HERE, 'postgraphile');
+
+/**
+ * PostGraphile 5 over the same database (scripts/bench/postgraphile): installed there from its own
+ * package-lock.json on first use, never a dependency of the service. One process, the reference's pool size,
+ * NODE_ENV=production; Node 20 gets Promise.withResolvers from a preload.
+ */
+export function startPostGraphile(settings: Settings, log: (line: string) => void): Promise<Server> {
+  if (!fs.existsSync(path.join(PEER_DIR, 'node_modules', 'postgraphile'))) {
+    log('installing PostGraphile into scripts/bench/postgraphile (npm ci, first use only)...');
+    execFileSync('npm', ['ci', '--prefix', PEER_DIR, '--no-audit', '--no-fund', '--loglevel=error'], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+  }
+  return startServer(
+    'postgraphile',
+    ['--import', path.join(PEER_DIR, 'with-resolvers.mjs'), path.join(PEER_DIR, 'server.mjs')],
+    { DATABASE_URL: settings.url, POOL_SIZE: settings.referencePool, NODE_ENV: 'production' },
+    'listening ',
+  );
 }

@@ -18,8 +18,11 @@ export function parseSettings(args = process.argv.slice(2)) {
       // The service's own default, WEB_CONCURRENCY=1 (BENCHMARKS.md compares two workers).
       workers: { type: 'string', default: '1' },
       'ref-pool': { type: 'string' },
-      // hot: the service with its response and token caches; cold: with both off.
+      // hot: the service with its response and token caches; cold: with both off; miss: the response
+      // cache off, the token cache on (what every response cache miss pays). A comma list; both: hot,cold.
       mode: { type: 'string', default: 'both' },
+      // postgraphile: PostGraphile 5 over the same database, a peer for Q0..Q3; none: no peer.
+      peer: { type: 'string', default: 'postgraphile' },
       // off: the hot service looks every token up (what the token cache saves).
       'token-cache': { type: 'string', default: 'on' },
       // The hot service's RESPONSE_CACHE_MAX_BYTES; unset: the service's default.
@@ -46,16 +49,31 @@ export function parseSettings(args = process.argv.slice(2)) {
     // The service's WEB_CONCURRENCY; the reference stays one process.
     workers: Number(opts.workers),
     referencePool: opts['ref-pool'] ?? opts.pool ?? '10',
-    mode: opts.mode as 'hot' | 'cold' | 'both',
+    mode: opts.mode,
+    // The service's modes, each a server of its own, in the order given.
+    modes: [
+      ...new Set(
+        opts.mode
+          .split(',')
+          .map((m) => m.trim())
+          .flatMap((m) => (m === 'both' ? ['hot', 'cold'] : [m])),
+      ),
+    ] as ServiceMode[],
+    peer: opts.peer === 'postgraphile',
     hotTokenCache: opts['token-cache'] === 'on',
     hotCacheBytes: opts['cache-bytes'],
   };
   if (!['on', 'off'].includes(opts['token-cache'])) throw new Error('--token-cache must be on or off');
-  if (!['hot', 'cold', 'both'].includes(settings.mode)) throw new Error('--mode must be hot, cold or both');
+  for (const m of settings.modes)
+    if (!(SERVICE_MODES as readonly string[]).includes(m))
+      throw new Error('--mode must be a comma list of hot, cold, miss or both');
+  if (!['postgraphile', 'none'].includes(opts.peer)) throw new Error('--peer must be postgraphile or none');
   for (const q of settings.queries) if (!QUERY_NAMES.includes(q)) throw new Error(`unknown query ${q}`);
   if (!Number.isInteger(settings.workers) || settings.workers < 1 || settings.workers > 64)
     throw new Error('--workers must be 1..64');
   return { settings, quick, profile: opts.profile, json: opts.json };
 }
 
+export const SERVICE_MODES = ['hot', 'cold', 'miss'] as const;
+export type ServiceMode = (typeof SERVICE_MODES)[number];
 export type Settings = ReturnType<typeof parseSettings>['settings'];
