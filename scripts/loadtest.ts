@@ -3,19 +3,26 @@ import autocannon, { type Result } from 'autocannon';
 import { createRng } from '../db/seeds/catalog.ts';
 import { QUERIES } from './bench/queries.ts';
 import { zipfSampler } from './bench/zipf.ts';
+import { percentile } from './lib/stats.ts';
+import { createClient, Editor, type EditorPhase } from './loadtest/editor.ts';
 
 /**
  * A load test against any running instance, for users of the service:
  *
  *   npm run loadtest -- --url http://127.0.0.1:4000 --token '<id>|<secret>' \
- *     --query mix|product|page --distribution zipf|uniform --connections 50 --duration 30
+ *     --query mix|product|page --distribution zipf|uniform --connections 50 --duration 30 \
+ *     [--writes N [--write-token T] [--compare]]
  *
  * `product` asks product(id) at full depth, `page` asks products(first: 20, after) at
  * full depth, `mix` sends 78 % pages and 22 % products (a storefront's read-heavy mix).
  * Ids and cursors are collected first by walking up to --sample products with the same
  * token, then drawn Zipf-like (s = 1: a few are popular, most are rare) or uniformly.
- * Prints progress every second and a summary table; exits 1 when any request
- * failed (connection error, timeout, non-2xx or a GraphQL error in the body).
+ * `--writes N` adds a catalogue editor (loadtest/editor.ts) saving N price changes a second on
+ * customisations of the sampled products, drawn the same way, with an admin's token; its writes
+ * are timed apart from the readers'. `--compare` runs the readers alone, then with the editor,
+ * and prints both and their ratios. Prints progress every second and a summary; exits 1 when any
+ * request failed (connection error, timeout, non-2xx or a GraphQL error in the body) or any
+ * write conflicted.
  */
 
 const { values: opts } = parseArgs({
@@ -27,19 +34,28 @@ const { values: opts } = parseArgs({
     connections: { type: 'string', default: '50' },
     duration: { type: 'string', default: '30' },
     sample: { type: 'string', default: '10000' },
+    writes: { type: 'string', default: '0' },
+    'write-token': { type: 'string' },
+    compare: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
 
+const writesPerSecond = Number(opts.writes);
 if (
   opts.help ||
   !opts.token ||
   !['mix', 'product', 'page'].includes(opts.query) ||
-  !['zipf', 'uniform'].includes(opts.distribution)
+  !['zipf', 'uniform'].includes(opts.distribution) ||
+  !(writesPerSecond >= 0 && writesPerSecond <= 1000) ||
+  (opts.compare && writesPerSecond === 0)
 ) {
   console.error(
     'usage: npm run loadtest -- --url U --token T [--query mix|product|page] [--distribution zipf|uniform] [--connections 50] [--duration 30] [--sample 10000]\n' +
-      '  T is a bearer token from POST /api/v1/login (or npm run admin).',
+      '         [--writes N [--write-token W] [--compare]]\n' +
+      '  T is a bearer token from POST /api/v1/login (or npm run admin).\n' +
+      '  --writes N: an editor changes N customisation prices a second beside the readers (W: an admin token\n' +
+      '  with catalog:write; default T when T is one). --compare: the readers alone, then with the writes.',
   );
   process.exit(opts.help ? 0 : 2);
 }
@@ -53,15 +69,8 @@ const headers = {
 };
 const connections = Number(opts.connections);
 const duration = Number(opts.duration);
-
-async function graphql<Data>(query: string, variables: Record<string, unknown>): Promise<Data> {
-  const res = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
-  const body = (await res.json()) as { data: Data; errors?: { message: string }[] };
-  if (res.status !== 200 || body.errors) {
-    throw new Error(`${res.status} ${JSON.stringify(body.errors ?? body).slice(0, 300)}`);
-  }
-  return body.data;
-}
+const client = createClient(endpoint);
+const readToken = opts.token;
 
 interface CatalogPage {
   products: { data: { id: string }[]; paginatorInfo: { hasMorePages: boolean; endCursor: string | null } };
@@ -73,7 +82,8 @@ async function sampleCatalog(limit: number): Promise<{ ids: string[]; cursors: (
   const cursors: (string | null)[] = [null];
   let after: string | null = null;
   while (ids.length < limit) {
-    const data: CatalogPage = await graphql(
+    const data: CatalogPage = await client(
+      readToken,
       'query ($after: String) { products(first: 100, after: $after) { data { id } paginatorInfo { hasMorePages endCursor } } }',
       { after },
     );
@@ -86,28 +96,39 @@ async function sampleCatalog(limit: number): Promise<{ ids: string[]; cursors: (
   return { ids, cursors };
 }
 
-async function main(): Promise<number> {
-  process.stderr.write(`sampling the catalogue at ${endpoint} ...\n`);
-  const { ids, cursors } = await sampleCatalog(Number(opts.sample));
-  if (ids.length === 0) throw new Error('the catalogue is empty: nothing to load-test');
-  // Page cursors come from 100-product pages; products(first: 20) from any of them
-  // is a valid random page.
-  const products = ids.map((id) => JSON.stringify({ query: QUERIES.Q1, variables: { id } }));
-  const pages = cursors.map((after) => JSON.stringify({ query: QUERIES.Q2, variables: { after } }));
-  const rng = createRng(42);
-  const draw = (bodies: string[]) => {
-    if (opts.distribution === 'uniform') return () => bodies[Math.floor(rng() * bodies.length)]!;
-    const rank = zipfSampler(bodies.length, 1, rng);
-    return () => bodies[rank()]!;
-  };
-  const product = draw(products);
-  const page = draw(pages);
-  const next =
-    opts.query === 'product' ? product : opts.query === 'page' ? page : () => (rng() < 0.78 ? page() : product());
-  process.stderr.write(
-    `${opts.query} (${opts.distribution}): ${products.length} products, ${pages.length} pages, ${connections} connections, ${duration} s\n\n`,
-  );
+/** A bad option found only by asking the service: exit 2, as for bad options. */
+class UsageError extends Error {}
 
+/** The editor's token: --write-token, else --token when it may write the catalogue. */
+async function writeToken(): Promise<string> {
+  const token = opts['write-token'] ?? readToken;
+  const { me } = await client<{ me: { user: { isAdmin: boolean }; token: { abilities: string[] } } }>(
+    token,
+    '{ me { user { isAdmin } token { abilities } } }',
+    {},
+  );
+  const abilities = me.token.abilities;
+  if (me.user.isAdmin && (abilities.includes('*') || abilities.includes('catalog:write'))) return token;
+  const which = opts['write-token'] ? '--write-token' : '--token';
+  throw new UsageError(
+    `--writes needs a token with catalog:write: ${which} is ${me.user.isAdmin ? 'an admin token without catalog:write' : 'not an admin token'} (give an admin's token with --write-token)`,
+  );
+}
+
+interface Phase {
+  label: string;
+  result: Result;
+  latencies: number[];
+  graphqlErrors: number;
+  editor?: EditorPhase;
+}
+
+const failures = (p: Phase) => p.result.errors + p.result.timeouts + p.result.non2xx + p.graphqlErrors;
+const ms = (sorted: number[], q: number) => (sorted.length ? percentile(sorted, q).toFixed(1) : '-');
+
+/** One run of the readers for --duration seconds, with the editor writing beside them when given. */
+async function runPhase(label: string, next: () => string, editor?: Editor): Promise<Phase> {
+  process.stderr.write(`${label}\n`);
   let graphqlErrors = 0;
   let second = 0;
   let lastTotal = 0;
@@ -131,31 +152,45 @@ async function main(): Promise<number> {
     },
     () => {},
   );
-  const times: number[] = [];
+  const editing = editor?.start(writesPerSecond);
+  const latencies: number[] = [];
   instance.on('response', (_client, _status, _bytes, responseTime: number) => {
     total++;
-    times.push(responseTime);
+    latencies.push(responseTime);
   });
   instance.on('tick', () => {
     second++;
+    const writes = editing
+      ? `  ${editing.phase.done} writes, ${editing.phase.conflicts} conflicts, ${editing.phase.errors} write errors`
+      : '';
     process.stderr.write(
-      `  ${String(second).padStart(4)} s  ${String(total - lastTotal).padStart(6)} req/s  ${String(total).padStart(8)} total  ${graphqlErrors} GraphQL errors\n`,
+      `  ${String(second).padStart(4)} s  ${String(total - lastTotal).padStart(6)} req/s  ${String(total).padStart(8)} total  ${graphqlErrors} GraphQL errors${writes}\n`,
     );
     lastTotal = total;
   });
-  process.once('SIGINT', () => instance.stop());
-
+  const stop = () => instance.stop();
+  process.once('SIGINT', stop);
   const result = await new Promise<Result>((resolve) => instance.once('done', resolve));
-  times.sort((a, b) => a - b);
-  const percentile = (q: number) =>
-    times.length ? times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(1) : '-';
-  const label = {
-    product: 'product(id) full depth',
-    page: 'products(first: 20, after) full depth',
-    mix: '78 % pages, 22 % product(id), full depth',
-  };
+  process.off('SIGINT', stop);
+  const editorPhase = await editing?.stop();
+  latencies.sort((a, b) => a - b);
+  editorPhase?.latencies.sort((a, b) => a - b);
+  if (editorPhase?.firstError) process.stderr.write(`  first failed write: ${editorPhase.firstError}\n`);
+  process.stderr.write('\n');
+  return { label, result, latencies, graphqlErrors, ...(editorPhase ? { editor: editorPhase } : {}) };
+}
+
+const QUERY_LABEL = {
+  product: 'product(id) full depth',
+  page: 'products(first: 20, after) full depth',
+  mix: '78 % pages, 22 % product(id), full depth',
+};
+
+/** The summary of a single run: every figure of the readers, then the editor's. */
+function printTable(p: Phase): void {
+  const { result } = p;
   const rows: [string, string][] = [
-    ['query', `${label[opts.query as keyof typeof label]}, ${opts.distribution}`],
+    ['query', `${QUERY_LABEL[opts.query as keyof typeof QUERY_LABEL]}, ${opts.distribution}`],
     ['connections', String(connections)],
     ['duration', `${result.duration.toFixed(1)} s`],
     ['requests', String(result.requests.total)],
@@ -163,26 +198,118 @@ async function main(): Promise<number> {
       'req/s (mean / stdev / min)',
       `${result.requests.average.toFixed(0)} / ${result.requests.stddev.toFixed(0)} / ${result.requests.min}`,
     ],
-    ['latency p50', `${result.latency.p50} ms`],
-    ['latency p90', `${result.latency.p90} ms`],
-    ['latency p95', `${percentile(0.95)} ms`],
-    ['latency p99', `${result.latency.p99} ms`],
+    ['latency p50', `${ms(p.latencies, 50)} ms`],
+    ['latency p90', `${ms(p.latencies, 90)} ms`],
+    ['latency p95', `${ms(p.latencies, 95)} ms`],
+    ['latency p99', `${ms(p.latencies, 99)} ms`],
     ['latency max', `${result.latency.max} ms`],
     ['throughput', `${(result.throughput.average / 2 ** 20).toFixed(2)} MiB/s`],
     ['connection errors', String(result.errors)],
     ['timeouts', String(result.timeouts)],
     ['non-2xx', String(result.non2xx)],
-    ['GraphQL errors', String(graphqlErrors)],
+    ['GraphQL errors', String(p.graphqlErrors)],
   ];
+  if (p.editor) {
+    const e = p.editor;
+    rows.push(
+      ['writes (updateCustomisation)', `${e.done} done of ${e.scheduled} sent, ${writesPerSecond}/s`],
+      ['write latency p50 / p95', `${ms(e.latencies, 50)} / ${ms(e.latencies, 95)} ms`],
+      ['write CONFLICTs', String(e.conflicts)],
+      ['write errors', String(e.errors)],
+    );
+  }
   const width = Math.max(...rows.map(([k]) => k.length));
   process.stdout.write(`\n${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`);
-  return result.errors + result.timeouts + result.non2xx + graphqlErrors > 0 ? 1 : 0;
+}
+
+/** --compare: one row a phase, then the ratios the goal is stated in. */
+function printComparison(without: Phase, withWrites: Phase): void {
+  const head = ['', 'req/s', 'p50 ms', 'p95 ms', 'p99 ms', 'errors', 'writes', 'write p50', 'write p95', 'CONFLICTs'];
+  const row = (p: Phase) => [
+    p.label,
+    p.result.requests.average.toFixed(0),
+    ms(p.latencies, 50),
+    ms(p.latencies, 95),
+    ms(p.latencies, 99),
+    String(failures(p)),
+    p.editor ? `${p.editor.done}/${p.editor.scheduled}` : '-',
+    p.editor ? ms(p.editor.latencies, 50) : '-',
+    p.editor ? ms(p.editor.latencies, 95) : '-',
+    p.editor ? String(p.editor.conflicts) : '-',
+  ];
+  const table = [head, row(without), row(withWrites)];
+  const widths = head.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const rps = withWrites.result.requests.average / without.result.requests.average;
+  const p95 = percentile(withWrites.latencies, 95) / percentile(without.latencies, 95);
+  // The goal: with the writes, the readers keep at least 0.8x of their throughput and of their p95
+  // (their p95 grows to at most 1 / 0.8 = 1.25x).
+  const met = rps >= 0.8 && p95 <= 1.25;
+  process.stdout.write(
+    `\n${QUERY_LABEL[opts.query as keyof typeof QUERY_LABEL]}, ${opts.distribution}, ${connections} connections, ${duration} s a phase\n` +
+      `${table.map(line).join('\n')}\n\n` +
+      `with / without writes: req/s ${rps.toFixed(2)}x, p95 ${p95.toFixed(2)}x ` +
+      `(goal: req/s >= 0.80x and p95 <= 1.25x: ${met ? 'met' : 'not met'})\n`,
+  );
+}
+
+async function main(): Promise<number> {
+  process.stderr.write(`sampling the catalogue at ${endpoint} ...\n`);
+  const { ids, cursors } = await sampleCatalog(Number(opts.sample));
+  if (ids.length === 0) throw new Error('the catalogue is empty: nothing to load-test');
+  // Page cursors come from 100-product pages; products(first: 20) from any of them
+  // is a valid random page.
+  const products = ids.map((id) => JSON.stringify({ query: QUERIES.Q1, variables: { id } }));
+  const pages = cursors.map((after) => JSON.stringify({ query: QUERIES.Q2, variables: { after } }));
+  const rng = createRng(42);
+  const draw = <T>(items: T[], random: () => number) => {
+    if (opts.distribution === 'uniform') return () => items[Math.floor(random() * items.length)]!;
+    const rank = zipfSampler(items.length, 1, random);
+    return () => items[rank()]!;
+  };
+  const product = draw(products, rng);
+  const page = draw(pages, rng);
+  const next =
+    opts.query === 'product' ? product : opts.query === 'page' ? page : () => (rng() < 0.78 ? page() : product());
+
+  let editor: Editor | undefined;
+  if (writesPerSecond > 0) {
+    const token = await writeToken();
+    // The editor works on the products the readers read, drawn the same way (its own stream).
+    const edited = draw(ids, createRng(43));
+    const draws = Array.from({ length: Math.max(1, Math.ceil(writesPerSecond * duration)) }, edited);
+    editor = await Editor.open(client, token, draws);
+    process.stderr.write(`editor: ${writesPerSecond} writes/s over ${editor.productCount} products\n`);
+  }
+  process.stderr.write(
+    `${opts.query} (${opts.distribution}): ${products.length} products, ${pages.length} pages, ${connections} connections, ${duration} s\n\n`,
+  );
+
+  const phases: Phase[] = [];
+  let restoreFailed = 0;
+  try {
+    if (opts.compare) phases.push(await runPhase('readers alone', next));
+    phases.push(await runPhase(editor ? `readers + ${writesPerSecond} writes/s` : 'readers', next, editor));
+  } finally {
+    if (editor) {
+      const restored = await editor.restore();
+      restoreFailed = restored.failed;
+      process.stderr.write(
+        `editor: put back ${restored.restored} prices${restored.failed ? `, ${restored.failed} failed: ${restored.firstError}` : ''}\n`,
+      );
+    }
+  }
+
+  if (opts.compare) printComparison(phases[0]!, phases[1]!);
+  else printTable(phases[0]!);
+  const failed = phases.reduce((n, p) => n + failures(p) + (p.editor ? p.editor.errors + p.editor.conflicts : 0), 0);
+  return failed + restoreFailed > 0 ? 1 : 0;
 }
 
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
     console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
+    process.exit(err instanceof UsageError ? 2 : 1);
   },
 );
