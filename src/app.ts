@@ -91,6 +91,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
       },
     }),
     graphiql,
+    responseStore: responseCache,
     maxBodyBytes: config.graphql.maxBodyBytes,
     maxInFlightPerToken: config.graphql.maxInFlightPerToken,
     maxInFlightPerUser: config.graphql.maxInFlightPerUser,

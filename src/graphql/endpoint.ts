@@ -1,10 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Negotiator from 'negotiator';
 import type { Endpoint } from '../http/router.ts';
+import { readBody } from '../http/body.ts';
 import { HttpError } from '../platform/errors.ts';
 import { requestContext } from '../platform/request-context.ts';
 import { fromHttpError, sendGraphQLError, tooManyInFlightError } from './errors.ts';
 import { GRAPHIQL_ASSETS_PATH, type GraphiQL } from './graphiql.ts';
+import type { ResponseStore } from './response-cache.ts';
+import { answerFromStore, mayAnswerFromStore } from './stored-answer.ts';
 import { GRAPHQL_PATH, type GraphQLHandler } from './yoga.ts';
 
 const PAGE_OR_API = ['text/html', 'application/graphql-response+json', 'application/json'];
@@ -51,6 +54,8 @@ function createInFlightCounter(limit: number) {
 
 export function createGraphQLEndpoint(deps: {
   yoga: GraphQLHandler;
+  /** The response cache, whose stored answers are sent without entering Yoga (stored-answer.ts). */
+  responseStore?: ResponseStore | undefined;
   graphiql: GraphiQL;
   maxBodyBytes: number;
   maxInFlightPerToken: number;
@@ -82,6 +87,12 @@ export function createGraphQLEndpoint(deps: {
       res.once('close', () => {
         if (!res.writableFinished) controller.abort();
       });
+      if (deps.responseStore && mayAnswerFromStore(req.method, req.headers)) {
+        // Read here, and handed to Yoga as the request's body on a miss (@whatwg-node/server takes `req.body`).
+        const body = await readBody(req, deps.maxBodyBytes);
+        (req as IncomingMessage & { body?: Buffer }).body = body;
+        if (answerFromStore(deps.responseStore, session, body, req.headers, res)) return;
+      }
       await yoga(req, res, { session, ip });
     },
     sendError: (res, error) => sendGraphQLError(res, fromHttpError(error)),

@@ -1,3 +1,4 @@
+import { createHash, randomUUID } from 'node:crypto';
 import type { Cache } from '@graphql-yoga/plugin-response-cache';
 import type { ExecutionResult } from 'graphql';
 import { LRUCache } from 'lru-cache';
@@ -9,6 +10,8 @@ export interface ResponseStore extends Cache {
   readonly available: boolean;
   /** Forgets every answer, and refuses those computed before now. */
   clear(): void;
+  /** A stored answer's body and headers, counted as a hit; nothing else (no miss is noted). */
+  lookup(key: string): { json: string; headers: Record<string, string> } | undefined;
   /** Forgets the answers that read any of these tags (request-context.ts), and refuses those being computed. */
   invalidateTags(tags: readonly string[]): void;
   /** Once every change committed so far has been applied here: a writer then reads its own write. */
@@ -46,6 +49,25 @@ interface Flight {
 
 /** The key of a request whose variables cannot be serialised (nested past the stack): never stored. */
 export const UNCACHEABLE = 'uncacheable:';
+
+/** Who may share an answer: callers allowed exactly the same. */
+export const cacheSessionOf = (scopes: readonly string[]) => [...scopes].sort().join(' ');
+
+/** An answer's key: the caller's scopes and the request as sent (document, operation name, variables). */
+export function responseCacheKey(
+  sessionId: string,
+  operationName: string | null | undefined,
+  documentString: string,
+  variableValues: unknown,
+): string {
+  let text: string;
+  try {
+    text = JSON.stringify([sessionId, operationName ?? null, documentString, variableValues ?? null]);
+  } catch {
+    return `${UNCACHEABLE}${randomUUID()}`;
+  }
+  return createHash('sha256').update(text).digest('base64url');
+}
 
 /** A hit as Yoga serialises it (it calls a result's own `stringify`): the stored body, not another walk. */
 const storedAnswer = ({ json, http }: Entry): ExecutionResult =>
@@ -171,6 +193,14 @@ export function createResponseStore(options: {
   return {
     get available() {
       return available;
+    },
+    lookup(key) {
+      if (!available) return undefined;
+      const entry = entries.get(key);
+      if (!entry) return undefined;
+      served(entry);
+      const headers = (entry.http as { headers?: Record<string, string> } | undefined)?.headers ?? {};
+      return { json: entry.json, headers };
     },
     get(key) {
       if (!available) return undefined;

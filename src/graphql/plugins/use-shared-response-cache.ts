@@ -1,9 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
 import { useResponseCache } from '@graphql-yoga/plugin-response-cache';
 import { getOperationAST, isObjectType, OperationTypeNode, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLContext, PublicFields } from '../context.ts';
-import { UNCACHEABLE, type ResponseStore } from '../response-cache.ts';
+import { cacheSessionOf, responseCacheKey, type ResponseStore } from '../response-cache.ts';
 import { useOriginalDocument } from './use-original-document.ts';
 
 /**
@@ -48,21 +47,14 @@ export function useSharedResponseCache(
     useOriginalDocument(),
     useResponseCache<GraphQLContext>({
       cache: store,
-      session: (_request, context) => [...context.session.scopes].sort().join(' '),
+      session: (_request, context) => cacheSessionOf(context.session.scopes),
       enabled: () => store.available,
       ttlPerSchemaCoordinate,
       ignoredTypes: Object.keys(ttlPerSchemaCoordinate).filter((coordinate) => !coordinate.includes('.')),
       invalidateViaMutation: false,
       includeExtensionMetadata: false,
-      buildResponseCacheKey: ({ documentString, variableValues, operationName, sessionId }) => {
-        let text: string;
-        try {
-          text = JSON.stringify([sessionId, operationName ?? null, documentString, variableValues ?? null]);
-        } catch {
-          return `${UNCACHEABLE}${randomUUID()}`;
-        }
-        return createHash('sha256').update(text).digest('base64url');
-      },
+      buildResponseCacheKey: ({ documentString, variableValues, operationName, sessionId }) =>
+        responseCacheKey(sessionId ?? '', operationName, documentString, variableValues),
     }),
     {
       onExecute({ args }) {
