@@ -10,8 +10,17 @@ import { cacheSessionOf, responseCacheKey, type ResponseStore } from './response
 
 const PARAMS = new Set(['query', 'variables', 'operationName']);
 
-/** The media type Yoga's result processors choose for a single result: the last match wins (graphql-yoga's use-result-processor). */
+// Clients send a handful of Accept headers, each on every request: each is worked out once.
+const mediaTypes = new Map<string | undefined, string | undefined>();
 function regularMediaType(accept: string | undefined): string | undefined {
+  if (mediaTypes.has(accept)) return mediaTypes.get(accept);
+  const chosen = chooseMediaType(accept);
+  if (mediaTypes.size < 100) mediaTypes.set(accept, chosen);
+  return chosen;
+}
+
+/** The media type Yoga's result processors choose for a single result: the last match wins (graphql-yoga's use-result-processor). */
+function chooseMediaType(accept: string | undefined): string | undefined {
   const asked = (accept || '*/*')
     .replace(/\s/g, '')
     .toLowerCase()
