@@ -23,6 +23,9 @@ export const QUERIES = {
   Q5: 'query Find($search: String!) { products(first: 20, search: $search) { data { id name sku } } }',
   Q6: 'query ByName($after: String!) { products(first: 20, after: $after, orderBy: [{ column: NAME, order: ASC }]) { data { id name sku } } }',
   Q5t: 'query FindCounted($search: String!) { products(first: 20, search: $search) { data { id name sku } paginatorInfo { total } } }',
+  // Q2 and Q3 with the unfiltered total and lastPage (the seed's fields): what a count costs at each size.
+  Q2t: `query PageCounted($after: String) { products(first: 20, after: $after) { data { ${PRODUCT} } paginatorInfo { hasMorePages endCursor total lastPage } } }`,
+  Q3t: '{ products(first: 20) { data { id name sku } paginatorInfo { total lastPage } } }',
 } as const;
 
 /** Hot variants: Q1, Q2 and Q4 with ids and cursors drawn Zipf-like (s = 1) over the whole catalogue. */
@@ -34,8 +37,10 @@ export const REFERENCE_QUERIES: readonly QueryName[] = ['Q0', 'Q1', 'Q2', 'Q3', 
 export const CONFIGURE_BASELINE: Partial<Record<QueryName, QueryName>> = { Q4: 'Q1', Q4z: 'Q1z' };
 /** Each search or ordered page and the plain first page it is measured against, on the same server. */
 export const FIND_BASELINE: Partial<Record<QueryName, QueryName>> = { Q5: 'Q3', Q6: 'Q3', Q5t: 'Q3' };
+/** Each page with the unfiltered total and the same page without it, on the same server. */
+export const COUNTED_BASELINE: Partial<Record<QueryName, QueryName>> = { Q2t: 'Q2', Q3t: 'Q3' };
 /** The service-only queries' answers hold products: an empty page is a bad answer. */
-export const FIND_QUERIES: readonly QueryName[] = ['Q5', 'Q6', 'Q5t'];
+export const FIND_QUERIES: readonly QueryName[] = ['Q5', 'Q6', 'Q5t', 'Q2t', 'Q3t'];
 /** Ten choices per product: the first customisation of each of its first ten components (catalogue order). */
 export type Selections = ReadonlyMap<string, readonly { customisationId: string; value?: string }[]>;
 export const ZIPF_DRAWS = 20_000;
@@ -52,13 +57,15 @@ export const QUERY_LABELS: Record<QueryName, string> = {
   Q5: 'products(first: 20, search) { data { id name sku } }, searches of six characters matching 10 skus each',
   Q6: 'products(first: 20, after, orderBy NAME ASC) { data { id name sku } }, cursors past the first quarter of the walk',
   Q5t: 'Q5 with paginatorInfo { total }',
+  Q2t: 'Q2 with paginatorInfo { total lastPage }',
+  Q3t: 'Q3 with paginatorInfo { total lastPage }',
   Q1z: 'product(id) full depth, Zipf ids (s = 1) over the catalogue',
   Q2z: 'products(first: 20, after) full depth, Zipf cursors (s = 1) over the catalogue',
   Q4z: 'configure(productId, ten selections) { product full depth, price }, Zipf ids (s = 1)',
 };
 
 /** Which service runs a query: the cold one (no response cache) the uniform ones, the hot one the rest. */
-export const COLD_QUERIES: readonly QueryName[] = ['Q0', 'Q1', 'Q2', 'Q3', 'Q4', 'Q5', 'Q6', 'Q5t'];
+export const COLD_QUERIES: readonly QueryName[] = ['Q0', 'Q1', 'Q2', 'Q3', 'Q4', 'Q5', 'Q6', 'Q5t', 'Q2t', 'Q3t'];
 export const HOT_QUERIES: readonly QueryName[] = ['Q0', 'Q1z', 'Q2z', 'Q3', 'Q4z'];
 
 /** The bench catalogue's skus are S<seed>-000001…: "-" and five digits match exactly ten of them. */
@@ -102,12 +109,14 @@ export function requestBodies(
   switch (name) {
     case 'Q0':
     case 'Q3':
+    case 'Q3t':
       return [JSON.stringify({ query: QUERIES[name] })];
     case 'Q1':
       return Array.from({ length: count }, () => JSON.stringify({ query: QUERIES.Q1, variables: { id: pick() } }));
     case 'Q2':
+    case 'Q2t':
       return Array.from({ length: count }, () =>
-        JSON.stringify({ query: QUERIES.Q2, variables: { after: encodeCursor(pick()) } }),
+        JSON.stringify({ query: QUERIES[name], variables: { after: encodeCursor(pick()) } }),
       );
     case 'Q1z':
       return Array.from({ length: ZIPF_DRAWS }, () =>

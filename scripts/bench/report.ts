@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { CaseTotals } from './case-runner.ts';
 import { ticksToMs } from '../lib/proc.ts';
-import { CONFIGURE_BASELINE, FIND_BASELINE, QUERY_LABELS, type QueryName } from './queries.ts';
+import { CONFIGURE_BASELINE, COUNTED_BASELINE, FIND_BASELINE, QUERY_LABELS, type QueryName } from './queries.ts';
 import type { Settings } from './settings.ts';
 
 const median = (xs: number[]) => {
@@ -110,7 +110,8 @@ export function printReport(
       ['configure / product(id)', 'server', 'configure req/s', 'product(id) req/s', 'ratio'],
       versus(CONFIGURE_BASELINE),
     ) +
-    ratioTable(['find / products(first: 20)', 'server', 'find req/s', 'Q3 req/s', 'ratio'], versus(FIND_BASELINE));
+    ratioTable(['find / products(first: 20)', 'server', 'find req/s', 'Q3 req/s', 'ratio'], versus(FIND_BASELINE)) +
+    ratioTable(['with total / without', 'server', 'with req/s', 'without req/s', 'ratio'], versus(COUNTED_BASELINE));
   const cpus = os.cpus();
   process.stdout.write(
     `\n${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ` +
