@@ -1,5 +1,6 @@
 import type { Server } from '../lib/service-process.ts';
 import type { QueryName } from './queries.ts';
+import { postGraphQL } from './verify.ts';
 
 /**
  * The PostGraphile 5 peer (scripts/bench/postgraphile): Q0..Q3 as PostGraphile's amber preset exposes
@@ -142,14 +143,7 @@ export async function verifyPeer(
   cursors: PeerCursors,
 ): Promise<string[]> {
   const problems: string[] = [];
-  const post = async (server: Server, body: string) => {
-    const res = await fetch(`${server.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` },
-      body,
-    });
-    return { status: res.status, text: await res.text() };
-  };
+  const post = (server: Server, body: string) => postGraphQL(server, token, body);
   let next = 0;
   const worker = async () => {
     while (next < pairs.length && problems.length < 5) {

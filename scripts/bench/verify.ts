@@ -29,17 +29,20 @@ export function findAnswerProblem(q: QueryName, body: string, text: string): str
   return null;
 }
 
+/** One POST /graphql as wrk sends it: the status and the body's text. */
+export async function postGraphQL(server: Server, token: string, body: string) {
+  const res = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` },
+    body,
+  });
+  return { status: res.status, text: await res.text() };
+}
+
 /** POSTs every distinct body to every server and compares the responses byte for byte; with one server, checks it answers cleanly. */
 export async function verify(q: QueryName, bodies: string[], token: string, servers: Server[]): Promise<string[]> {
   const problems: string[] = [];
-  const post = async (server: Server, body: string) => {
-    const res = await fetch(`${server.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` },
-      body,
-    });
-    return { status: res.status, text: await res.text() };
-  };
+  const post = (server: Server, body: string) => postGraphQL(server, token, body);
   let next = 0;
   const worker = async () => {
     while (next < bodies.length && problems.length < 5) {
