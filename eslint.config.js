@@ -96,6 +96,18 @@ export default defineConfig(
     },
   },
   {
+    // The bench's PostGraphile peer installs its packages on first use (scripts/bench/servers.ts), so on a
+    // fresh checkout their types cannot be resolved: the rules that need them would fail for that alone.
+    files: ['scripts/bench/postgraphile/*.mjs'],
+    rules: {
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
     // Migrations are frozen in time: raw SQL on Kysely<any>, never the app's table types. platform/ and
     // http/ import no module, so the database handle they open, migrate and probe is Kysely<any> too.
     files: ['db/migrations/**/*.ts', 'src/platform/**/*.ts', 'src/http/**/*.ts'],

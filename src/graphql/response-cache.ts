@@ -43,6 +43,8 @@ interface Entry {
 /** A miss being executed: identical requests meanwhile wait for its answer instead of executing again. */
 interface Flight {
   by: string | undefined;
+  /** performance.now() at take-off: a flight older than FLIGHT_MAX_MS is not joined (its request was lost). */
+  at: number;
   landed: Promise<Entry | undefined>;
   land(entry: Entry | undefined): void;
 }
@@ -173,9 +175,10 @@ export function createResponseStore(options: {
   };
   const startedIn = new LRUCache<string, number>({ max: Math.max(1_000, options.maxEntries) });
   const flights = new Map<string, Flight>();
-  // The key each request in progress missed, by request id: what it executes.
-  const missedBy = new Map<string, string>();
-  const writers = new Set<string>();
+  // The key each request in progress missed, by request id: what it executes. Bounded: a request
+  // that never reached land() (none should) is forgotten in time.
+  const missedBy = new LRUCache<string, string>({ max: 10_000 });
+  const writers = new LRUCache<string, true>({ max: 10_000 });
   // Keys whose execution ended without an answer to share (errors, private fields): not waited for.
   const unshared = new LRUCache<string, true>({ max: 1_000 });
   let catchUpWith: (() => Promise<boolean>) | undefined;
@@ -207,7 +210,11 @@ export function createResponseStore(options: {
       const entry = entries.get(key);
       if (entry) return served(entry);
       const by = requestContext.getStore()?.reqId;
-      const flight = flights.get(key);
+      let flight = flights.get(key);
+      if (flight && performance.now() - flight.at > FLIGHT_MAX_MS) {
+        flights.delete(key);
+        flight = undefined;
+      }
       if (flight && flight.by !== by && by !== undefined && !unshared.has(key)) {
         const signal = requestContext.getStore()?.controller?.signal;
         return waitFor(flight, signal).then((landed) => {
@@ -277,11 +284,13 @@ export function createResponseStore(options: {
     takeOff() {
       const by = requestContext.getStore()?.reqId;
       const key = by === undefined ? undefined : missedBy.get(by);
-      if (key !== undefined && !flights.has(key) && !unshared.has(key)) flights.set(key, newFlight(by));
+      const current = key === undefined ? undefined : flights.get(key);
+      const stale = current !== undefined && performance.now() - current.at > FLIGHT_MAX_MS;
+      if (key !== undefined && (!current || stale) && !unshared.has(key)) flights.set(key, newFlight(by));
     },
     passOver() {
       const by = requestContext.getStore()?.reqId;
-      if (by !== undefined) writers.add(by);
+      if (by !== undefined) writers.set(by, true);
     },
     land() {
       const by = requestContext.getStore()?.reqId;
@@ -320,10 +329,13 @@ export function createResponseStore(options: {
   }
 }
 
+/** Longer than any execution should take (GRAPHQL_EXECUTION_TIMEOUT_MS defaults to 10 s). */
+const FLIGHT_MAX_MS = 15_000;
+
 function newFlight(by: string | undefined): Flight {
   let land!: (entry: Entry | undefined) => void;
   const landed = new Promise<Entry | undefined>((resolve) => (land = resolve));
-  return { by, landed, land };
+  return { by, at: performance.now(), landed, land };
 }
 
 /** The flight's answer, or nothing once the waiting request is aborted (its deadline, its client gone). */
