@@ -9,6 +9,15 @@ import { importX } from 'eslint-plugin-import-x';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** Where values are untyped by design (the reason is given with each use): the rules about using them, off. */
+const UNTYPED_VALUES = {
+  '@typescript-eslint/no-unsafe-argument': 'off',
+  '@typescript-eslint/no-unsafe-assignment': 'off',
+  '@typescript-eslint/no-unsafe-call': 'off',
+  '@typescript-eslint/no-unsafe-member-access': 'off',
+  '@typescript-eslint/no-unsafe-return': 'off',
+};
+
 export default defineConfig(
   {
     ignores: [
@@ -74,38 +83,19 @@ export default defineConfig(
     // Envelop types the execution arguments graphql-agnostically (schema, document and variables are `any`
     // in @envelop/types), so in the Yoga plugins every use of them would be "unsafe"; tsc types the rest.
     files: ['src/graphql/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-unsafe-argument': 'off',
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
-    },
+    rules: UNTYPED_VALUES,
   },
   {
     // Tests read HTTP and GraphQL answers as untyped JSON and check them with expect(); typing each answer
     // would repeat the schema without catching more than the assertions do.
     files: ['test/**/*.{ts,mjs}'],
-    rules: {
-      '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unsafe-argument': 'off',
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
-    },
+    rules: { '@typescript-eslint/no-explicit-any': 'off', ...UNTYPED_VALUES },
   },
   {
     // The bench's PostGraphile peer installs its packages on first use (scripts/bench/servers.ts), so on a
     // fresh checkout their types cannot be resolved: the rules that need them would fail for that alone.
     files: ['scripts/bench/postgraphile/*.mjs'],
-    rules: {
-      '@typescript-eslint/no-unsafe-argument': 'off',
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
-    },
+    rules: UNTYPED_VALUES,
   },
   {
     // Migrations are frozen in time: raw SQL on Kysely<any>, never the app's table types. platform/ and
