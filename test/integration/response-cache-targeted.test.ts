@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedCatalog } from '../../db/seeds/catalog.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
@@ -142,6 +143,24 @@ describe('the response cache drops only what a write changed', () => {
     );
     expect(again.createProduct.id).toBe(next);
     expect((await ask({ query: PRODUCT, variables: { id: next } })).data.product.name).toBe('Next one');
+  });
+
+  it('one statement touching more than 400 products empties the cache (its notification could not name them)', async () => {
+    await warm({ query: PRODUCT, variables: { id: first.id } });
+    const emptied = await metric('graphql_response_cache_invalidations_total');
+    await sql`
+      INSERT INTO products (name, sku) SELECT 'Bulk ' || n, 'BULK-' || n FROM generate_series(1, 401) n
+    `.execute(t.database.handle.db);
+    // Not a product this statement touched, yet executed again once the notification is in.
+    const deadline = Date.now() + 1_000;
+    let again = await ask({ query: PRODUCT, variables: { id: first.id } });
+    while (again.statements === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 10));
+      again = await ask({ query: PRODUCT, variables: { id: first.id } });
+    }
+    expect(again.statements).toBeGreaterThan(0);
+    expect(await metric('graphql_response_cache_invalidations_total')).toBe(emptied + 1);
+    await sql`DELETE FROM products WHERE sku LIKE 'BULK-%'`.execute(t.database.handle.db);
   });
 
   it('identical queries at the same time execute once, and each gets the answer', async () => {
