@@ -405,4 +405,44 @@ describePg('the response and token caches on two instances (PostgreSQL notificat
     expect(await nameOn(b)).toBe('Written into the black hole');
     await proxy.restore();
   }, 30_000);
+
+  it('a writer whose own change never comes back (listener black-holed, not yet noticed) empties its store: it reads its write', async () => {
+    // C checks its listener only every 60 s, so only the writer's catch-up barrier can tell it is deaf.
+    const target = new URL(database.url!);
+    const deafProxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const c = await startServerProcess({
+      DATABASE_URL: database.url!,
+      DATABASE_LISTEN_URL: deafProxy.proxiedUrl(database.url!),
+      METRICS_TOKEN,
+      CACHE_LISTENER_HEARTBEAT_MS: '60000',
+    });
+    try {
+      await c.waitForLog((l) => l.msg === 'change notifications listening');
+      let hit = false;
+      for (let attempt = 0; attempt < 20 && !hit; attempt++) {
+        await ask(c);
+        const before = await hits(c);
+        await ask(c);
+        hit = (await hits(c)) === before + 1;
+      }
+      expect(hit).toBe(true);
+
+      deafProxy.blackHole();
+      const name = 'Written by a deaf writer';
+      const written = await ask(c, admin, {
+        query: 'mutation ($id: ID!, $n: String!) { updateProduct(id: $id, input: { name: $n }) { id } }',
+        variables: { id: productId, n: name },
+      });
+      expect(written.body.errors).toBeUndefined();
+      expect(c.logs.some((l) => l.msg === 'change notifications lost: caches bypassed until they are back')).toBe(
+        false,
+      );
+      // Its cached answer held the old name, and no notification reached it: only the emptied store explains this.
+      expect(await nameOn(c)).toBe(name);
+    } finally {
+      c.kill();
+      await c.exited;
+      await deafProxy.close();
+    }
+  }, 30_000);
 });
