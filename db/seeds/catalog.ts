@@ -27,7 +27,8 @@ export function createRng(seed: number): () => number {
   };
 }
 
-const ADJECTIVES = [
+/** The words generated names are made of (also the start of the plans test's larger vocabulary). */
+export const ADJECTIVES = [
   'Classic',
   'Modern',
   'Rustic',
@@ -41,7 +42,7 @@ const ADJECTIVES = [
   'Coastal',
   'Signature',
 ];
-const MATERIALS = [
+export const MATERIALS = [
   'Oak',
   'Walnut',
   'Linen',
@@ -55,7 +56,7 @@ const MATERIALS = [
   'Cotton',
   'Brass',
 ];
-const PRODUCTS = [
+export const PRODUCTS = [
   'Dining Table',
   'Armchair',
   'Bookshelf',

@@ -1,8 +1,14 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ADJECTIVES as SEED_ADJECTIVES,
+  MATERIALS as SEED_MATERIALS,
+  PRODUCTS as SEED_NOUNS,
+} from '../../db/seeds/catalog.ts';
 import { preparedStatementName } from '../../src/platform/prepared.ts';
 import { startTestApp, UNCACHED, type TestApp } from '../support/app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { ORDER_COLUMNS } from '../support/find-products.ts';
 
 // The plans PostgreSQL chooses for products(search, orderBy) on a catalogue large enough for them to
 // matter: each statement the service sends is explained with its own parameters, and none may read
@@ -10,77 +16,10 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
 const PRODUCTS = 100_000;
-const ADJECTIVES = [
-  'Classic',
-  'Modern',
-  'Rustic',
-  'Urban',
-  'Nordic',
-  'Vintage',
-  'Compact',
-  'Deluxe',
-  'Heritage',
-  'Studio',
-  'Coastal',
-  'Signature',
-  'Alpine',
-  'Bold',
-  'Quiet',
-  'Royal',
-  'Sunny',
-  'Tidal',
-  'Velvety',
-  'Zen',
-];
-const MATERIALS = [
-  'Oak',
-  'Walnut',
-  'Linen',
-  'Leather',
-  'Ceramic',
-  'Steel',
-  'Bamboo',
-  'Velvet',
-  'Canvas',
-  'Marble',
-  'Cotton',
-  'Brass',
-  'Copper',
-  'Cork',
-  'Denim',
-  'Glass',
-  'Jute',
-  'Pine',
-  'Rattan',
-  'Wool',
-];
-const NOUNS = [
-  'Dining Table',
-  'Armchair',
-  'Bookshelf',
-  'Desk',
-  'Sofa',
-  'Bed Frame',
-  'Lamp',
-  'Backpack',
-  'Wallet',
-  'Mug',
-  'Notebook',
-  'T-Shirt',
-  'Hoodie',
-  'Sneaker',
-  'Watch',
-  'Phone Case',
-  'Stool',
-  'Rug',
-  'Vase',
-  'Clock',
-  'Mirror',
-  'Bench',
-  'Cabinet',
-  'Planter',
-  'Tray',
-];
+// The seed's words and more of each kind: 20 × 20 × 25 names.
+const ADJECTIVES = [...SEED_ADJECTIVES, 'Alpine', 'Bold', 'Quiet', 'Royal', 'Sunny', 'Tidal', 'Velvety', 'Zen'];
+const MATERIALS = [...SEED_MATERIALS, 'Copper', 'Cork', 'Denim', 'Glass', 'Jute', 'Pine', 'Rattan', 'Wool'];
+const NOUNS = [...SEED_NOUNS, 'Stool', 'Rug', 'Vase', 'Clock', 'Mirror', 'Bench', 'Cabinet', 'Planter', 'Tray'];
 
 /**
  * 20 × 20 × 25 names (about ten products each, one in seven in lower case), skus PLN-000001…, 400 prices
@@ -117,7 +56,6 @@ const PAGE = `query Find($first: Int!, $after: String, $search: String, $orderBy
 const COUNTED = `query Find($search: String, $orderBy: [ProductOrderBy!]) {
   products(first: 20, search: $search, orderBy: $orderBy) { data { id } paginatorInfo { total } } }`;
 
-const COLUMNS = ['ID', 'NAME', 'SKU', 'BASE_PRICE', 'CREATED_AT', 'UPDATED_AT'] as const;
 /** Walked to before the deep page: well past the middle, by pages of the largest size allowed. */
 const WALK_PAGES = 6;
 const WALK_PAGE_SIZE = 10_000;
@@ -213,7 +151,7 @@ describe.skipIf(!onPostgres)(`products' plans on ${PRODUCTS.toLocaleString('en')
     expect(scans.map(describeNode), `${label} reads every product`).toEqual([]);
   }
 
-  for (const column of COLUMNS) {
+  for (const column of ORDER_COLUMNS) {
     for (const order of ['ASC', 'DESC'] as const) {
       it(`orderBy ${column} ${order}: the first page and a page deep into the walk are index ranges`, async () => {
         const orderBy = [{ column, order }];

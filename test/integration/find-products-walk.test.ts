@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertProductTrees } from '../../src/modules/catalog/index.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { adminAndUserTokens, mutate } from '../support/catalog-writes.ts';
+import { ORDER_COLUMNS, type OrderColumn, type SortableRow } from '../support/find-products.ts';
 
 // SPEC "Finding products": a walk sees every product whose sort key did not change during the walk
 // exactly once, whatever is inserted or deleted meanwhile. Each of the 12 walks (6 columns × 2
@@ -10,18 +11,10 @@ import { adminAndUserTokens, mutate } from '../support/catalog-writes.ts';
 // two page requests a writer inserts products at, behind and ahead of the cursor and deletes new and
 // original ones. The response cache is on (the default configuration): pages are read as clients read them.
 
-type Column = 'ID' | 'NAME' | 'SKU' | 'BASE_PRICE' | 'CREATED_AT' | 'UPDATED_AT';
+type Column = OrderColumn;
 type Direction = 'ASC' | 'DESC';
-interface Row {
-  id: string;
-  name: string;
-  sku: string;
-  basePrice: number;
-  createdAt: string;
-  updatedAt: string;
-}
+type Row = SortableRow;
 
-const COLUMNS: Column[] = ['ID', 'NAME', 'SKU', 'BASE_PRICE', 'CREATED_AT', 'UPDATED_AT'];
 const FIRST = 7;
 const FIELDS = 'id name sku basePrice createdAt updatedAt';
 const PAGE = `query Walk($first: Int!, $after: String, $search: String, $filter: ProductFilter, $orderBy: [ProductOrderBy!]) {
@@ -365,7 +358,7 @@ async function walk(clauses: Clause[], seed: number): Promise<WalkFigures> {
 }
 
 describe('products(orderBy): a walk while others write', () => {
-  COLUMNS.forEach((column, c) => {
+  ORDER_COLUMNS.forEach((column, c) => {
     for (const order of ['ASC', 'DESC'] as const) {
       it(`a walk by ${column} ${order} sees every product whose sort key did not change during the walk exactly once while others are inserted and deleted`, async () => {
         await walk([{ column, order }], 1000 + c * 2 + (order === 'DESC' ? 1 : 0));

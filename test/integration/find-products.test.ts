@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { insertProductTrees } from '../../src/modules/catalog/index.ts';
 import { startTestApp, UNCACHED, type TestApp } from '../support/app.ts';
+import { ORDER_COLUMNS, type SortableRow } from '../support/find-products.ts';
 
 // products(search, filter, orderBy) and productBySku through the front door, on a catalogue whose names,
 // skus, prices and times make every order differ from id order, with ties, cases and LIKE's wildcards.
@@ -31,14 +32,7 @@ const NAMES = [
 ];
 const PRICES = ['5.00', '1.50', '5.00', '0.29', '100.00', '3.00'];
 
-interface Row {
-  id: string;
-  name: string;
-  sku: string;
-  basePrice: number;
-  createdAt: string;
-  updatedAt: string;
-}
+type Row = SortableRow;
 
 let t: TestApp;
 let token: string;
@@ -136,8 +130,7 @@ describe('the seed query is unchanged', () => {
 });
 
 describe('orderBy', () => {
-  const columns = ['ID', 'NAME', 'SKU', 'BASE_PRICE', 'CREATED_AT', 'UPDATED_AT'];
-  for (const column of columns) {
+  for (const column of ORDER_COLUMNS) {
     for (const order of ['ASC', 'DESC'] as const) {
       it(`${column} ${order}: a walk of pages of 3 is the whole catalogue in that order, ties on id ascending`, async () => {
         const { seen, pages } = await walk({ orderBy: [{ column, order }] });
