@@ -1,6 +1,5 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { largestTree } from './lib/largest-tree.ts';
 import { startMeasuredService } from './lib/measured-service.ts';
@@ -15,6 +14,7 @@ import type { Database } from '../src/modules/index.ts';
 import { createDatabase, databaseOptions } from '../src/platform/db.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { migrateToLatest } from '../src/platform/migrate.ts';
+import { createScratchDatabase } from './lib/scratch-database.ts';
 
 /** The parts of the answers this script reads. */
 interface Answer {
@@ -41,12 +41,11 @@ interface Answer {
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, rules: { type: 'string' } } });
 const runs = Number(values.runs);
 const adminUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const name = 'pcs_measure_configure';
-const url = Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString();
+const scratch = await createScratchDatabase(adminUrl, 'pcs_measure_configure', { replace: true });
 
 const config = loadConfig({
   ...process.env,
-  DATABASE_URL: url,
+  DATABASE_URL: scratch.url,
   LOG_LEVEL: 'warn',
   PORT: '0',
   RESPONSE_CACHE_MAX_ENTRIES: '0',
@@ -101,10 +100,6 @@ const show = (xs: number[]) =>
     .toFixed(1)
     .padStart(7)} ms`;
 
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-await admin.query(`CREATE DATABASE ${name}`);
 const database = await createDatabase<Database>(
   databaseOptions(config.database, createLogger('warn', process.stderr), { poolSize: 4 }),
 );
@@ -285,7 +280,6 @@ try {
   }
 } finally {
   await database.close();
-  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-  await admin.end();
+  await scratch.drop();
 }
 process.exitCode = exitCode;

@@ -9,7 +9,7 @@ import {
 } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { hasPendingMigrations, migrateToLatest } from '../../src/platform/migrate.ts';
-import { createScratchDatabase } from '../support/scratch-database.ts';
+import { createScratchDatabase } from '../../scripts/lib/scratch-database.ts';
 
 const url = process.env.DATABASE_URL;
 const logger = createLogger('silent');

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDatabase, type DatabaseHandle } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { createScratchDatabase } from './scratch-database.ts';
+import { createScratchDatabase } from '../../scripts/lib/scratch-database.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -8,7 +8,7 @@ import {
   type DatabaseHandle,
 } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { createScratchDatabase } from './scratch-database.ts';
+import { createScratchDatabase } from '../../scripts/lib/scratch-database.ts';
 
 /** Every SQL statement the app sends, for statement-count assertions; with its parameters, to explain it. */
 export class QueryLog {

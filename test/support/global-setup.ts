@@ -7,7 +7,7 @@ import { createPGliteDatabase, createPostgresDatabase, PGLITE_OPTIONS } from '..
 import { createLogger } from '../../src/platform/logger.ts';
 import { migrateToLatest } from '../../src/platform/migrate.ts';
 import { ensureBuilt } from '../../scripts/lib/start-command.ts';
-import { createScratchDatabase } from './scratch-database.ts';
+import { createScratchDatabase } from '../../scripts/lib/scratch-database.ts';
 
 /**
  * Migrates one template database per run; every test file then gets its own

@@ -10,16 +10,18 @@ export interface ScratchDatabase {
 }
 
 /**
- * Creates a database on the PostgreSQL server of adminUrl (optionally as a copy
- * of a template) and returns its URL; drop() removes it, with any sessions left.
+ * Creates a database on the PostgreSQL server of adminUrl (optionally as a copy of a template; with
+ * `replace`, after dropping one of that name a crashed run left) and returns its URL; drop() removes
+ * it, with any sessions left.
  */
 export async function createScratchDatabase(
   adminUrl: string,
   name: string,
-  options: { template?: string } = {},
+  options: { template?: string; replace?: boolean } = {},
 ): Promise<ScratchDatabase> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
+  if (options.replace) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin.query(`CREATE DATABASE ${name}${options.template ? ` TEMPLATE ${options.template}` : ''}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
