@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { CatalogDb } from './tables.ts';
 import { preparedQuery } from '../../platform/prepared.ts';
 import type {
@@ -71,45 +71,34 @@ const PAGE_COLUMNS = sql.join([
   customisationCount,
 ]);
 
-// The counts scan every product id: only pages that select a counted field pay for them.
-const productPageWithCounts = preparedQuery<PageRow>('catalog_product_page_counted', (db) =>
+// The page of rows after an id, as every page statement below reads it.
+const pageAfterId = sql`SELECT ${PAGE_COLUMNS} FROM products WHERE id > ${'0'}::bigint ORDER BY products.id LIMIT ${1}`;
+
+/** The page joined to one row of counts (`c`), both from one snapshot. */
+const pageWithCounts = (counts: RawBuilder<unknown>, total: RawBuilder<unknown>) => (db: CatalogDb) =>
   sql<PageRow>`
-    SELECT c.total, c.skipped, p.*
-    FROM (
-      SELECT count(*) AS total, count(*) FILTER (WHERE id <= ${'0'}::bigint) AS skipped
-      FROM products
-    ) c
-    LEFT JOIN LATERAL (
-      SELECT ${PAGE_COLUMNS} FROM products
-      WHERE id > ${'0'}::bigint
-      ORDER BY products.id
-      LIMIT ${1}
-    ) p ON true
+    SELECT ${total} AS total, c.skipped, p.*
+    FROM (${counts}) c
+    LEFT JOIN LATERAL (${pageAfterId}) p ON true
     ORDER BY p.id::bigint
-  `.compile(db),
+  `.compile(db);
+
+// The counts scan every product id: only pages that select a counted field pay for them.
+const productPageWithCounts = preparedQuery<PageRow>(
+  'catalog_product_page_counted',
+  pageWithCounts(
+    sql`SELECT count(*) AS total, count(*) FILTER (WHERE id <= ${'0'}::bigint) AS skipped FROM products`,
+    sql`c.total`,
+  ),
 );
-const productPage = preparedQuery<PageRow>('catalog_product_page', (db) =>
-  sql<PageRow>`
-    SELECT NULL AS total, NULL AS skipped, ${PAGE_COLUMNS} FROM products
-    WHERE id > ${'0'}::bigint
-    ORDER BY products.id
-    LIMIT ${1}
-  `.compile(db),
+const productPage = preparedQuery<ProductRow>('catalog_product_page', (db) =>
+  sql<ProductRow>`${pageAfterId}`.compile(db),
 );
 
 // The position alone (an unfiltered total known from the change feed): a range of the id index.
-const productPageWithPosition = preparedQuery<PageRow>('catalog_product_page_positioned', (db) =>
-  sql<PageRow>`
-    SELECT NULL AS total, c.skipped, p.*
-    FROM (SELECT count(*) AS skipped FROM products WHERE id <= ${'0'}::bigint) c
-    LEFT JOIN LATERAL (
-      SELECT ${PAGE_COLUMNS} FROM products
-      WHERE id > ${'0'}::bigint
-      ORDER BY products.id
-      LIMIT ${1}
-    ) p ON true
-    ORDER BY p.id::bigint
-  `.compile(db),
+const productPageWithPosition = preparedQuery<PageRow>(
+  'catalog_product_page_positioned',
+  pageWithCounts(sql`SELECT count(*) AS skipped FROM products WHERE id <= ${'0'}::bigint`, sql`NULL`),
 );
 
 /**
@@ -121,16 +110,13 @@ export async function findProductPage(
   { afterId, limit, counts }: { afterId: string | null; limit: number; counts: 'all' | 'position' | 'none' },
 ): Promise<ProductPageRows> {
   const after = afterId ?? '0';
-  const rows =
-    counts === 'all'
-      ? await productPageWithCounts.execute(db, [after, after, limit])
-      : counts === 'position'
-        ? await productPageWithPosition.execute(db, [after, after, limit])
-        : await productPage.execute(db, [after, limit]);
+  if (counts === 'none') return { total: null, skipped: null, rows: await productPage.execute(db, [after, limit]) };
+  const counted = counts === 'all' ? productPageWithCounts : productPageWithPosition;
+  const rows = await counted.execute(db, [after, after, limit]);
   const first = rows[0];
   return {
     total: counts === 'all' ? Number(first?.total ?? 0) : null,
-    skipped: counts === 'none' ? null : Number(first?.skipped ?? 0),
+    skipped: Number(first?.skipped ?? 0),
     rows: rows.filter((r): r is PageRow & ProductRow => r.id !== null),
   };
 }
