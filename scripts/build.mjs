@@ -25,6 +25,13 @@ try {
 if (process.argv.includes('--clean')) fs.rmSync(dist, { recursive: true, force: true });
 const { status } = spawnSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 if (status !== 0) process.exit(status ?? 1);
+// Migrations are found by listing their folder: a compiled one whose source is gone (another branch checked
+// out) would be applied by the next start.
+const migrations = path.join(dist, 'db/migrations');
+for (const file of fs.existsSync(migrations) ? fs.readdirSync(migrations) : []) {
+  if (!fs.existsSync(path.join(root, 'db/migrations', file.replace(/\.js$/, '.ts'))))
+    fs.rmSync(path.join(migrations, file));
+}
 await (await import('./build-graphiql.mjs')).buildGraphiQL(path.join(dist, 'graphiql'));
 fs.rmSync(path.join(dist, 'schema'), { recursive: true, force: true });
 fs.cpSync(path.join(root, 'schema'), path.join(dist, 'schema'), { recursive: true });
