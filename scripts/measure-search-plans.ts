@@ -3,11 +3,12 @@ import pg from 'pg';
 import { skuSearchTerms } from './bench/queries.ts';
 
 /**
- * npm run measure:search-plans [-- --terms N --statistics S]: what PostgreSQL spends planning and running
+ * npm run measure:search-plans [-- --terms N --statistics S --products P]: what PostgreSQL spends planning and running
  * the bench's Q5 search page (`products(first: 20, search)`, ordered by id) for N of the bench's terms,
  * on DATABASE_URL (a bench database, e.g. pcs_bench_100k). Each term matches ten skus; a search is planned
  * for its value, so the plan, and its cost, depend on how the column statistics price the pattern.
  *
+ * --products P: the catalogue size the bench's terms are drawn for (default: the products the database holds).
  * --statistics S sets the statistics target of name and sku to S and analyses first, and puts the
  * previous targets back (and analyses again) afterwards.
  */
@@ -18,7 +19,8 @@ const url = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/pcs_
 const client = new pg.Client({ connectionString: url });
 await client.connect();
 
-// The statement the find repository sends for this page: the search on either column, the id order, one more row.
+// The find repository's statement for this page (fewer columns, the same filter, order and limit): the search on
+// either column, the id order, one more row than the page.
 const STATEMENT = `SELECT id, name, sku FROM products WHERE (products.name ILIKE $1 OR products.sku ILIKE $1)
   ORDER BY products.id ASC LIMIT 21`;
 
