@@ -8,7 +8,7 @@ import { type Kysely, sql } from 'kysely';
 // owner kept its updated_at (syncs by updatedAfter and saved configurations missed the change), got no
 // notification (0019 names the products the products table's own statements update, so instances kept
 // its cached answers), and both owners' counts (0015) drifted. Here an UPDATE touches the owners found
-// through the old parents too, and recounts both owners of a row that changed product.
+// through the old parents too, and recounts every owner a row with a new parent left or joined.
 
 /** A product's counts from its tree, as in 0015 and 0017 (copied: a migration never imports another). */
 const RECOUNT = {
@@ -18,17 +18,19 @@ const RECOUNT = {
     JOIN customisations x ON x.component_id = c.id WHERE s.product_id = p.id)`,
 };
 
-/** Per tree table: its count column, and the owner of a row through its parent column (`row`: a transition table). */
+/** Per tree table: its count column, its parent column, and the product owning a parent id. */
 const TREE = {
-  steps: { column: 'step_count', owner: (row: string) => `${row}.product_id` },
+  steps: { column: 'step_count', parent: 'product_id', owner: (parent: string) => parent },
   components: {
     column: 'component_count',
-    owner: (row: string) => `(SELECT s.product_id FROM steps s WHERE s.id = ${row}.step_id)`,
+    parent: 'step_id',
+    owner: (parent: string) => `(SELECT s.product_id FROM steps s WHERE s.id = ${parent})`,
   },
   customisations: {
     column: 'customisation_count',
-    owner: (row: string) =>
-      `(SELECT s.product_id FROM components co JOIN steps s ON s.id = co.step_id WHERE co.id = ${row}.component_id)`,
+    parent: 'component_id',
+    owner: (parent: string) =>
+      `(SELECT s.product_id FROM components co JOIN steps s ON s.id = co.step_id WHERE co.id = ${parent})`,
   },
 };
 
@@ -49,34 +51,40 @@ export async function up(db: Kysely<any>): Promise<void> {
   const recountMoved = Object.entries(RECOUNT).map(
     ([column, count]) => `${column} = CASE WHEN d.moved THEN ${count} ELSE p.${column} END`,
   );
-  for (const [table, { column, owner }] of Object.entries(TREE)) {
-    // INSERT and DELETE as in 0017. UPDATE: each really changed row names its owner before and after (the old
-    // one through the old parent id, which still belongs to it); one statement touches every owner named, and
-    // recounts those that a row left or joined. A move between parents of one product only touches it.
+  for (const [table, { column, parent, owner }] of Object.entries(TREE)) {
+    // INSERT and DELETE as in 0017. UPDATE: the parents of the rows that really changed, and the old parents
+    // of those given a new one (still where they were: a statement on this table moves none of them), each
+    // resolved to its product once. One statement touches every product named, and recounts those that a
+    // row with a new parent left or joined; a move between parents of one product recounts it unchanged.
+    // Without JIT: planned with no statistics on the transition tables, a repricing of one large product
+    // looked costly enough to compile, and compiling took far longer than running it.
     await sql
       .raw(
         `
-      CREATE OR REPLACE FUNCTION ${table}_touch_products() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE OR REPLACE FUNCTION ${table}_touch_products() RETURNS trigger LANGUAGE plpgsql SET jit = off AS $$
       BEGIN
         IF TG_OP = 'UPDATE' THEN
           UPDATE products p SET updated_at = catalog_write_stamp(), ${recountMoved.join(', ')}
           FROM (
-            SELECT x.owner, bool_or(m.was IS DISTINCT FROM m.now) AS moved
+            SELECT ${owner('f.parent')} AS owner, bool_or(f.moved) AS moved
             FROM (
-              SELECT ${owner('o')} AS was, ${owner('n')} AS now
-              FROM changed n JOIN previous o ON o.id = n.id WHERE (n.*) IS DISTINCT FROM (o.*)
-            ) m, LATERAL (VALUES (m.was), (m.now)) x (owner)
-            WHERE x.owner IS NOT NULL
-            GROUP BY x.owner
+              SELECT m.parent, bool_or(m.moved) AS moved FROM (
+                SELECT n.${parent} AS parent, o.${parent} IS DISTINCT FROM n.${parent} AS moved
+                FROM changed n JOIN previous o ON o.id = n.id WHERE (n.*) IS DISTINCT FROM (o.*)
+                UNION ALL
+                SELECT o.${parent}, true
+                FROM changed n JOIN previous o ON o.id = n.id WHERE o.${parent} IS DISTINCT FROM n.${parent}
+              ) m GROUP BY m.parent
+            ) f GROUP BY 1
           ) d
           WHERE p.id = d.owner;
         ELSIF TG_OP = 'INSERT' THEN
           UPDATE products p SET updated_at = catalog_write_stamp(), ${column} = p.${column} + d.n
-          FROM (SELECT o.owner, count(*) AS n FROM (SELECT ${owner('c')} AS owner FROM changed c) o GROUP BY o.owner) d
+          FROM (SELECT o.owner, count(*) AS n FROM (SELECT ${owner(`c.${parent}`)} AS owner FROM changed c) o GROUP BY o.owner) d
           WHERE p.id = d.owner;
         ELSE
           UPDATE products p SET updated_at = catalog_write_stamp(), ${recount.join(', ')}
-          WHERE p.id IN (SELECT ${owner('c')} FROM changed c);
+          WHERE p.id IN (SELECT ${owner(`c.${parent}`)} FROM changed c);
         END IF;
         RETURN NULL;
       END
