@@ -194,7 +194,7 @@ async function loadSelections(url: string): Promise<Selections> {
           row_number() OVER (PARTITION BY s.product_id ORDER BY s."order", c.position, c.id) AS rn
         FROM (SELECT DISTINCT ON (component_id) component_id, id, type FROM customisations ORDER BY component_id, id) f
         JOIN components c ON c.id = f.component_id JOIN steps s ON s.id = c.step_id
-      ) q WHERE rn <= 10 ORDER BY product_id, rn`);
+      ) q WHERE rn <= 10 ORDER BY product_id::bigint, rn`);
     const out = new Map<string, { customisationId: string; value?: string }[]>();
     for (const r of rows) {
       const list = out.get(r.product_id) ?? [];
@@ -230,7 +230,7 @@ async function loadNameCursors(url: string, count: number): Promise<string[]> {
       SELECT id::text AS id, name, sku, base_price::float8 AS "basePrice",
         (extract(epoch FROM created_at) * 1000)::float8 AS "createdAt",
         (extract(epoch FROM updated_at) * 1000)::float8 AS "updatedAt"
-      FROM products ORDER BY lower(name COLLATE "C"), (name COLLATE "C"), id`);
+      FROM products ORDER BY lower(name COLLATE "C"), (name COLLATE "C"), products.id`);
     const from = Math.floor(rows.length / 4);
     const span = rows.length - 20 - from;
     if (span < 1) throw new Error('Q6 needs at least 28 products');

@@ -168,6 +168,61 @@ describe('catalog:export and catalog:import', () => {
   );
 
   it(
+    'round-trips byte for byte with rule ids crossing 9 → 10: rules export in id order, by number',
+    async () => {
+      // Twelve rules on one product: ids 1 to 12 in the first database, and again in the second.
+      const ref = (i: number) => ({ stepOrder: 1, componentPosition: 1, name: `Option ${i}` });
+      const rules = Array.from({ length: 12 }, (_, i) => ({
+        kind: i % 2 === 0 ? 'REQUIRES' : 'EXCLUDES',
+        customisation: ref(i),
+        other: ref((i + 1) % 12),
+        message: `Rule ${i + 1}`,
+      }));
+      const product = {
+        sku: 'RULED-1',
+        name: 'Twelve rules',
+        steps: [
+          {
+            name: 'Options',
+            order: 1,
+            components: [
+              {
+                name: 'Any',
+                position: 1,
+                maxSelections: null,
+                customisations: Array.from({ length: 12 }, (_, i) => ({
+                  name: `Option ${i}`,
+                  type: 'colour',
+                  price: i,
+                })),
+              },
+            ],
+          },
+        ],
+        rules,
+      };
+      await write('ruled.json', { products: [product] });
+      const [source, target] = await Promise.all([createCliTarget(), createCliTarget()]);
+      try {
+        expect((await source.run('admin', ['catalog:import', file('ruled.json')])).code).toBe(0);
+        const first = await source.run('admin', ['catalog:export']);
+        expect(first.code, first.stderr).toBe(0);
+        expect(JSON.parse(first.stdout).products[0].rules.map((r: { message: string }) => r.message)).toEqual(
+          rules.map((r) => r.message),
+        );
+        await fs.writeFile(file('ruled-export.json'), first.stdout);
+        expect((await target.run('admin', ['catalog:import', file('ruled-export.json')])).code).toBe(0);
+        const second = await target.run('admin', ['catalog:export']);
+        expect(second.code, second.stderr).toBe(0);
+        expect(second.stdout).toBe(first.stdout);
+      } finally {
+        await Promise.all([source.drop(), target.drop()]);
+      }
+    },
+    2 * SLOW,
+  );
+
+  it(
     'imports the same file again as unchanged, writing nothing; a changed price updates one product',
     async () => {
       const before = await rows(b);

@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Migrator, sql, type Migration } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPGliteDatabase,
@@ -8,7 +11,7 @@ import {
   type DatabaseHandle,
 } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { hasPendingMigrations, migrateToLatest } from '../../src/platform/migrate.ts';
+import { hasPendingMigrations, migrateToLatest, MIGRATIONS_DIR } from '../../src/platform/migrate.ts';
 import { createScratchDatabase } from '../../scripts/lib/scratch-database.ts';
 
 const url = process.env.DATABASE_URL;
@@ -184,5 +187,50 @@ describe('migrations', () => {
     ).rejects.toThrow();
     await sql`DELETE FROM products WHERE id = ${p.id}`.execute(db);
     expect((await one<{ n: string }>(sql`SELECT count(*) AS n FROM configurations`)).n).toBe('1');
+  });
+});
+
+describe('migration 0020 on a database where children were moved before it', () => {
+  let database: Awaited<ReturnType<typeof emptyDatabase>>;
+  afterAll(() => database?.drop());
+
+  it('recounts the products whose counts drifted, and stamps them so that syncs fetch them again', async () => {
+    database = await emptyDatabase();
+    const { db } = await database.open();
+    const migrations: Record<string, Migration> = {};
+    for (const file of (await fs.readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.ts')).sort())
+      migrations[file.replace(/\.ts$/, '')] = await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href);
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    expect((await migrator.migrateTo('2026_11_26_0019_targeted_changes')).error).toBeUndefined();
+
+    const ids: string[] = [];
+    for (const sku of ['DRIFT-A', 'DRIFT-B', 'DRIFT-C']) {
+      const { rows } = await sql<{ id: string }>`
+        WITH p AS (INSERT INTO products (name, sku) VALUES (${sku}, ${sku}) RETURNING id),
+        s AS (INSERT INTO steps (product_id, name, "order") SELECT p.id, 'S' || n, n FROM p, generate_series(1, 2) n RETURNING id),
+        c AS (INSERT INTO components (step_id, name, position) SELECT s.id, 'C', 1 FROM s RETURNING id)
+        INSERT INTO customisations (component_id, name, type, price) SELECT c.id, 'X', 'colour', 1 FROM c
+        RETURNING (SELECT id FROM p)`.execute(db);
+      ids.push(rows[0]!.id);
+    }
+    const [a, b, c] = ids as [string, string, string];
+    const state = async () =>
+      (
+        await sql<{ id: string; counts: string; updated_at: Date }>`
+          SELECT id, concat_ws('/', step_count, component_count, customisation_count) AS counts, updated_at
+          FROM products ORDER BY id`.execute(db)
+      ).rows;
+    // Moved under 0019's triggers: A's counts and updated_at stay as they were, B's counts too.
+    await sql`UPDATE steps SET product_id = ${b}, "order" = 3 WHERE product_id = ${a} AND "order" = 1`.execute(db);
+    const drifted = await state();
+    expect(drifted.map((r) => r.counts)).toEqual(['2/2/2', '2/2/2', '2/2/2']);
+
+    await migrateToLatest(db);
+    const repaired = await state();
+    expect(repaired.map((r) => r.counts)).toEqual(['1/1/1', '3/3/3', '2/2/2']);
+    expect(repaired[0]!.updated_at.getTime()).toBeGreaterThan(drifted[0]!.updated_at.getTime());
+    expect(repaired[1]!.updated_at.getTime()).toBeGreaterThan(drifted[1]!.updated_at.getTime());
+    expect(repaired[2]!.updated_at.getTime()).toBe(drifted[2]!.updated_at.getTime());
+    expect(repaired.map((r) => r.id)).toEqual([a, b, c]);
   });
 });

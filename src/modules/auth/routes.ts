@@ -16,6 +16,7 @@ import {
   type FieldErrors,
 } from '../../platform/errors.ts';
 import { parseRowId } from '../../platform/ids.ts';
+import { isStorableInstant, LATEST_INSTANT } from '../../platform/instants.ts';
 import type { Ability, Session, SessionUser } from '../../platform/session.ts';
 import type { AuthService, TokenSummary } from './service.ts';
 import { forbiddenTextMessage, hasForbiddenText, isInvisibleText } from '../../platform/text.ts';
@@ -126,7 +127,8 @@ export function tokenSchema(declared: readonly Ability[]) {
       .string({ error: 'The expires at field must be a date and time (ISO 8601).' })
       .pipe(z.iso.datetime({ offset: true, error: 'The expires at field must be a date and time (ISO 8601).' }))
       .transform((v) => new Date(v))
-      .refine((d) => d.getTime() > Date.now(), { error: 'The expires at field must be a date after now.' })
+      .refine((d) => d.getTime() > Date.now(), { error: 'The expires at field must be a date after now.', abort: true })
+      .refine(isStorableInstant, { error: `The expires at field must be a date no later than ${LATEST_INSTANT}.` })
       .optional(),
   });
 }

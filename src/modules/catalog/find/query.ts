@@ -1,5 +1,6 @@
 import { crc32 } from 'node:zlib';
 import { BadInput } from '../../../platform/errors.ts';
+import { EARLIEST_INSTANT, isStorableInstant, LATEST_INSTANT } from '../../../platform/instants.ts';
 import type { ProductParent } from '../mappers.ts';
 
 // What `products(search, filter, orderBy)` asks for, checked and put in one canonical form: the form
@@ -47,6 +48,10 @@ export function productQueryOf(args: ProductQueryArgs): ProductQuery {
     throw new BadInput(`filter.skus may hold at most ${MAX_FILTER_SKUS} skus, got ${skus.length}.`);
   }
   const updatedAfter = args.filter?.updatedAfter ?? null;
+  // The DateTime scalar refuses these first; a caller past it (a test, another module) still never reaches SQL.
+  if (updatedAfter !== null && !isStorableInstant(updatedAfter)) {
+    throw new BadInput(`filter.updatedAfter must lie between ${EARLIEST_INSTANT} and ${LATEST_INSTANT}.`);
+  }
 
   const clauses = args.orderBy ?? [];
   if (clauses.length > MAX_ORDER_CLAUSES) {
@@ -132,7 +137,8 @@ export function validSortValue(q: ProductQuery, index: number, value: string): b
       return DECIMAL.test(value);
     case 'CREATED_AT':
     case 'UPDATED_AT':
-      return INSTANT.test(value) && !Number.isNaN(Date.parse(value)) && new Date(value).toISOString() === value;
+      // Year 0000 has the form and parses, yet PostgreSQL refuses it: a forged position is refused here.
+      return INSTANT.test(value) && isStorableInstant(new Date(value)) && new Date(value).toISOString() === value;
     default:
       return false;
   }

@@ -16,7 +16,9 @@ export type Scalars = {
   /**
    * A date and time with a time zone, as an RFC 3339 string in UTC with millisecond precision, for
    * example `2026-11-23T09:30:00.000Z`. Sent back unchanged as `expectedUpdatedAt`, it compares
-   * equal to the stored value.
+   * equal to the stored value. Accepted from `0001-01-01T00:00:00.000Z` to
+   * `9999-12-31T23:59:59.999Z` (after applying the offset; digits beyond the millisecond are
+   * dropped); any other value is refused with `BAD_USER_INPUT`.
    */
   DateTime: { input: Date; output: Date | string | number; }
   /**

@@ -389,10 +389,12 @@ const ruleRowColumns = sql`id::text AS id, product_id::text AS product_id, kind,
 
 /** The rules of some products, by product then id: the order of Product.rules and of the export. */
 export async function findRules(db: CatalogDb, productIds: readonly string[]): Promise<StoredRule[]> {
+  // Qualified: a bare `id` would be the text column of the select list, and 10 would sort before 9.
   const { rows } = await sql<StoredRule>`
     SELECT id::text AS id, product_id::text AS product_id, kind, customisation_id::text AS customisation_id,
       other_customisation_id::text AS other_customisation_id, message
-    FROM configuration_rules WHERE product_id = ANY(${[...productIds]}::bigint[]) ORDER BY product_id, id
+    FROM configuration_rules WHERE product_id = ANY(${[...productIds]}::bigint[])
+    ORDER BY configuration_rules.product_id, configuration_rules.id
   `.execute(db);
   return rows;
 }
