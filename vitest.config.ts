@@ -49,8 +49,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
-          // Pure modules, no shared state between files: one module graph per worker, not one per file
-          // (loading graphql, Yoga and the schema again for every file was most of the unit run).
+          // Pure modules, no shared state between files: one module graph per worker, so graphql, Yoga
+          // and the schema load once per worker instead of once per file.
           isolate: false,
         },
       },
