@@ -27,7 +27,7 @@ interface Answer {
 }
 
 /**
- * npm run measure:configure [-- --runs N --rules R]: the largest selection SPEC allows (1,000 choices)
+ * npm run measure:configure [-- --runs N --rules R]: the largest selection the service accepts (1,000 choices)
  * on the largest product tree the configured limits accept (CATALOG_MAX_* totals at their limits),
  * with R rules (default: one per customisation of that tree; no setting bounds rules per product yet).
  *

@@ -148,7 +148,7 @@ describe('bounded hashing under a burst of logins', () => {
     }
   }, 90_000);
 
-  it('beyond the queue, logins get 503 with Retry-After and the SPEC envelope; nothing is counted against them', async () => {
+  it('beyond the queue, logins get 503 with Retry-After and the error envelope; nothing is counted against them', async () => {
     const app = await startTestApp({
       database: t.database,
       env: {

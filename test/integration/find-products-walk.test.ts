@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from '../support/app.ts';
 import { adminAndUserTokens, mutate } from '../support/catalog-writes.ts';
 import { ORDER_COLUMNS, type OrderColumn, type SortableRow } from '../support/find-products.ts';
 
-// SPEC "Finding products": a walk sees every product whose sort key did not change during the walk
+// docs/finding-products.md, "Paging": a walk sees every product whose sort key did not change during the walk
 // exactly once, whatever is inserted or deleted meanwhile. Each of the 12 walks (6 columns × 2
 // directions) starts from the same kind of catalogue, full of colliding sort keys, and between every
 // two page requests a writer inserts products at, behind and ahead of the cursor and deletes new and

@@ -71,7 +71,7 @@ describe('products(first:) out of range or of the wrong type', () => {
     [101, 'Maximum number of 100 requested items exceeded, got 101. Fetch smaller chunks.'],
     [500, 'Maximum number of 100 requested items exceeded, got 500. Fetch smaller chunks.'],
     [2 ** 31 - 1, 'Maximum number of 100 requested items exceeded, got 2147483647. Fetch smaller chunks.'],
-  ])('first: %s is BAD_USER_INPUT with SPEC’s message, before any SQL', async (first, message) => {
+  ])('first: %s is BAD_USER_INPUT with the paginator’s message, before any SQL', async (first, message) => {
     for (const payload of [
       { query, variables: { first } },
       { query: `{ products(first: ${first}) { data { id } } }` },

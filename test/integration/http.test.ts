@@ -52,7 +52,7 @@ describe('GraphQL without a valid token', () => {
     ['no header', undefined],
     ['an unknown token', 'Bearer 999|abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN00000000'],
     ['a malformed token', 'Bearer nonsense'],
-  ])('%s gets 401 with the SPEC body and a Bearer challenge', async (_name, authorization) => {
+  ])('%s gets 401 with the documented body and a Bearer challenge', async (_name, authorization) => {
     const res = await fetch(`${t.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type { ProvidedContext } from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { createPGliteDatabase, createPostgresDatabase, PGLITE_OPTIONS } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -13,6 +14,8 @@ import { createScratchDatabase } from '../../scripts/lib/scratch-database.ts';
  * Migrates one template database per run; every test file then gets its own
  * copy (CREATE DATABASE … TEMPLATE on PostgreSQL, a data-dir dump on PGlite), so
  * files run in parallel on freshly migrated databases without migrating each time.
+ * The integration projects (vitest.config.ts) share the one template; the unit
+ * project lists no set-up, so it builds nothing and needs no database.
  */
 
 declare module 'vitest' {
@@ -23,7 +26,31 @@ declare module 'vitest' {
 
 const logger = createLogger('silent');
 
+type TestDatabaseInfo = ProvidedContext['testDatabase'];
+interface Template {
+  info: TestDatabaseInfo;
+  drop(): Promise<void>;
+}
+
+// Vitest loads a project's global set-up in a module of that project's own, so the projects
+// that list this file meet on globalThis; the last one to tear down drops the template.
+const SHARED = Symbol.for('pcs.test-template');
+type Shared = { users: number; template: Promise<Template> };
+const registry = globalThis as { [SHARED]?: Shared };
+
 export default async function setup(project: TestProject) {
+  const shared = (registry[SHARED] ??= { users: 0, template: createTemplate() });
+  shared.users++;
+  const template = await shared.template;
+  project.provide('testDatabase', template.info);
+  return async () => {
+    if (--shared.users > 0) return;
+    delete registry[SHARED];
+    await template.drop();
+  };
+}
+
+async function createTemplate(): Promise<Template> {
   // Tests that start the real process run dist/, as `npm start` does.
   ensureBuilt();
   const url = process.env.DATABASE_URL;
@@ -33,8 +60,7 @@ export default async function setup(project: TestProject) {
     const handle = createPostgresDatabase({ databaseUrl: scratch.url, poolSize: 1, logger });
     await migrateToLatest(handle.db);
     await handle.close();
-    project.provide('testDatabase', { kind: 'postgres', adminUrl: url, template });
-    return async () => {
+    const drop = async () => {
       // Test files drop their own copies; a crashed file's copy goes with this sweep.
       const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [
         `${template}%`,
@@ -44,6 +70,7 @@ export default async function setup(project: TestProject) {
       }
       await scratch.drop();
     };
+    return { info: { kind: 'postgres', adminUrl: url, template }, drop };
   }
 
   const { PGlite } = await import('@electric-sql/pglite');
@@ -55,6 +82,5 @@ export default async function setup(project: TestProject) {
   await handle.close();
   const dumpFile = path.join(dir, 'template.tar');
   await fs.writeFile(dumpFile, Buffer.from(await dump.arrayBuffer()));
-  project.provide('testDatabase', { kind: 'embedded', dumpFile });
-  return () => fs.rm(dir, { recursive: true, force: true });
+  return { info: { kind: 'embedded', dumpFile }, drop: () => fs.rm(dir, { recursive: true, force: true }) };
 }

@@ -490,7 +490,7 @@ const caseArb = treeArb.chain((tree) => {
     });
 });
 
-/** What SPEC says must be reported, computed the plain way: code and the ids it names. */
+/** What docs/configuring.md says must be reported, computed the plain way: code and the ids it names. */
 function expectedViolations(tree: ProductTree, selections: readonly Selection[]): string[] {
   const where = new Map<string, { step: string; component: string; c: TreeCustomisation }>();
   for (const s of tree.steps)
@@ -539,7 +539,7 @@ const described = (v: Violation) => {
 };
 
 describe('evaluate: properties', () => {
-  it('reports exactly the violations SPEC defines; valid exactly when there are none', () => {
+  it('reports exactly the violations docs/configuring.md defines; valid exactly when there are none', () => {
     fc.assert(
       fc.property(caseArb, ({ tree, selections }) => {
         const r = evaluate(tree, selections);

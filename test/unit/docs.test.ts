@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,6 +98,29 @@ function relativeLinks(file: string): string[] {
   return links;
 }
 
+/**
+ * A citation of a document the repository does not hold: a contract file (by name, or as the bare
+ * word in capitals) or the folder beside the checkout it came from. The code and docs stand alone.
+ */
+const OUTSIDE_CITATION = /\bSPEC\b|SPEC\.md|\.\.\/shared\b|\/work\/shared\b/;
+
+/** `file:line: text` for every line of a tracked text file that cites something outside the tree. */
+function outsideCitations(): string[] {
+  const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0');
+  const self = path.relative(ROOT, fileURLToPath(import.meta.url));
+  const found: string[] = [];
+  for (const file of tracked.filter((f) => f && f !== self && !f.endsWith('package-lock.json'))) {
+    const full = path.join(ROOT, file);
+    if (!existsSync(full)) continue; // deleted in the work tree, not yet in the index
+    const text = readFileSync(full, 'utf8');
+    if (text.includes('\0')) continue;
+    text.split('\n').forEach((line, i) => {
+      if (OUTSIDE_CITATION.test(line)) found.push(`${file}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  return found;
+}
+
 describe('documentation', () => {
   it('README.md stays short', () => {
     expect(statSync(README).size).toBeLessThanOrEqual(README_MAX_BYTES);
@@ -141,6 +165,18 @@ describe('documentation', () => {
       .filter((f) => f.endsWith('.md'))
       .map((f) => path.join(DOCS, f));
     expect(pages.filter((p) => !linked.has(p)).map((p) => path.relative(ROOT, p))).toEqual([]);
+  });
+
+  it('no tracked file cites a document outside the repository', () => {
+    expect(outsideCitations()).toEqual([]);
+  });
+
+  it('the citation check sees each form it looks for, and not a lower-case spec', () => {
+    const cites = (line: string) => OUTSIDE_CITATION.test(line);
+    for (const line of ['SPEC "Finding products"', "SPEC's codes", 'see SPEC.md', '../shared/STYLE.md', '/work/shared'])
+      expect(cites(line), line).toBe(true);
+    for (const line of ['the GraphQL spec', 'a SPECIAL case', 'shared/errors.ts', 'response-cache.spec.ts'])
+      expect(cites(line), line).toBe(false);
   });
 
   it('the anchor rules match GitHub on the headings used here', () => {

@@ -27,6 +27,21 @@ describe('README.md and docs/', () => {
     expect(testing).toMatch(/~500 MB/);
   });
 
+  it('docs/testing.md names the integration core vitest.config.ts runs, and npm scripts that exist', () => {
+    const config = readFileSync(`${ROOT}/vitest.config.ts`, 'utf8');
+    const list = /const INTEGRATION_CORE = \[([^\]]*)\]/.exec(config)?.[1] ?? '';
+    const core = [...list.matchAll(/'test\/integration\/([^']+)'/g)].map((m) => m[1]).sort();
+    expect(core.length).toBeGreaterThan(0);
+    const section = testing.slice(testing.indexOf('## The integration core'), testing.indexOf('## How integration'));
+    const documented = [...section.matchAll(/^\| `([^`]+\.test\.ts)` \|/gm)].map((m) => m[1]).sort();
+    expect(documented).toEqual(core);
+
+    const scripts = Object.keys(JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')).scripts as object);
+    const named = [...testing.matchAll(/npm run ([a-z:-]+)/g)].map((m) => m[1]!);
+    expect(named).toContain('test:unit');
+    expect(named.filter((name) => !scripts.includes(name))).toEqual([]);
+  });
+
   it('the export file docs/command-line.md suggests is ignored by git', () => {
     expect(commandLine).toContain('catalog:export --out catalog.json');
     // git check-ignore exits 0 when the path is ignored, 1 when it is not.

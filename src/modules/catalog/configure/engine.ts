@@ -2,7 +2,8 @@ import { parseCents } from './money.ts';
 
 // The configuration rules engine: a product tree and a customer's selection in, violations and a
 // price out. Pure (no I/O, no clock), so the same input always gives the same answer, whatever
-// order the selection lists its choices in. SPEC.md "Configuring a product" is the contract.
+// order the selection lists its choices in. The rules it keeps are written down in
+// docs/configuring.md, "The rules in full": change the two together.
 
 export type PriceMode = 'ADD' | 'REPLACE_BASE';
 export type RuleKind = 'REQUIRES' | 'EXCLUDES';
@@ -50,7 +51,7 @@ export interface Selection {
   value?: string | null | undefined;
 }
 
-/** In the order SPEC lists them, which is also the tie-break between violations at one place. */
+/** The codes' documented order (docs/configuring.md), which is also the tie-break between violations at one place. */
 export const VIOLATION_CODES = [
   'UNKNOWN_CUSTOMISATION',
   'DUPLICATE_SELECTION',
