@@ -18,6 +18,13 @@ describe('what JSON text weighs', () => {
 
   it('a plain value (an error’s extensions): as JSON.stringify writes it', () => {
     fc.assert(fc.property(fc.jsonValue(), (v) => jsonBytes(v) === bytesOf(v)));
+    // Numbers: prices (cents), integers, any double, NaN and the infinities (null in JSON).
+    const numbers = fc.oneof(
+      fc.integer({ min: -1e13, max: 1e13 }).map((cents) => cents / 100),
+      fc.integer(),
+      fc.double(),
+    );
+    fc.assert(fc.property(numbers, (n) => jsonBytes(n) === bytesOf(n)));
     expect(jsonBytes({ a: undefined, b: [undefined, null], c: [] })).toBe(
       bytesOf({ a: undefined, b: [undefined, null], c: [] }),
     );
