@@ -1,32 +1,37 @@
 // Timeouts that expire only when the event loop had time to hear the answer. A timer fires late when the
-// loop was busy (a large answer serialised, a long collection): what arrived meanwhile (a pooled connection
-// handed back, a query's rows, a heartbeat's reply) is still waiting in its socket, and each turn of the
-// loop runs its due timers before it reads sockets. So a timer that fires late waits again, for as long as
-// it was late (in all at most its own delay once more), and expires only once it fires on time: the loop
-// was free meanwhile, so an answer that had come would have been read.
+// loop was busy (a large answer serialised, a long collection) or the process got no CPU: what arrived
+// meanwhile (a pooled connection handed back, a query's rows, a heartbeat's reply) is still waiting in its
+// socket, and each turn of the loop runs its due timers before it reads sockets. So the wait runs in
+// slices, and only the time of a slice that fired on time counts towards it: the time a slice was late
+// (and that much of its own length) is not counted, and whatever came meanwhile is read before the next.
 
-/** Lateness below this is ordinary scheduling on a busy machine, not a blocked loop. */
+/** Lateness below this is ordinary scheduling on a busy machine: the slice counts whole. */
 const ON_TIME_MS = 20;
+const SLICES = 4;
+/** A loop never free for a whole slice still gives up after this many (at least 10 times the delay). */
+const MAX_SLICES = 10 * SLICES;
 
 /**
  * Calls `onExpire` after `ms` of time in which the event loop was free to read sockets; the returned function
  * cancels it. `unref`: the timer alone does not keep the process alive.
  */
 export function setLoopAwareTimeout(ms: number, onExpire: () => void, options: { unref?: boolean } = {}): () => void {
+  const slice = Math.max(1, ms / SLICES);
   let timer: NodeJS.Timeout;
-  let extendedMs = 0;
-  const arm = (delay: number) => {
+  let counted = 0;
+  let slices = 0;
+  const arm = () => {
+    const delay = Math.min(slice, ms - counted);
     const due = performance.now() + delay;
     timer = setTimeout(() => {
       const late = performance.now() - due;
-      if (late <= ON_TIME_MS || extendedMs >= ms) return onExpire();
-      const again = Math.min(late, ms - extendedMs);
-      extendedMs += again;
-      arm(again);
+      counted += late <= ON_TIME_MS ? delay : Math.max(0, delay - late);
+      if (counted >= ms || ++slices >= MAX_SLICES) return onExpire();
+      arm();
     }, delay);
     if (options.unref) timer.unref();
   };
-  arm(ms);
+  arm();
   return () => clearTimeout(timer);
 }
 
