@@ -194,6 +194,7 @@ const graphql = group(
     GRAPHQL_MAX_DIRECTIVES: intInRange(0, 10_000).default(50),
     GRAPHQL_MAX_COST: intInRange(1, 100_000_000).default(5000),
     GRAPHQL_MAX_ANSWER_FIELDS: intInRange(1, 100_000_000).default(100_000),
+    GRAPHQL_MAX_ANSWER_BYTES: intInRange(1024, 1024 * 1024 * 1024).default(4 * 1024 * 1024),
     GRAPHQL_MAX_BODY_BYTES: intInRange(1024, 100 * 1024 * 1024).default(1024 * 1024),
     GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: intInRange(1, 10_000).default(16),
     // Unset: twice the per-token cap, so minting tokens multiplies nobody's share by more than that.
@@ -210,6 +211,8 @@ const graphql = group(
     maxCost: e.GRAPHQL_MAX_COST,
     /** Most fields one answer may hold, counted with the catalogue's real list sizes before they are loaded. */
     maxAnswerFields: e.GRAPHQL_MAX_ANSWER_FIELDS,
+    /** Most bytes of JSON one answer may hold, weighed before each part of it is built (messages and ids included). */
+    maxAnswerBytes: e.GRAPHQL_MAX_ANSWER_BYTES,
     maxBodyBytes: e.GRAPHQL_MAX_BODY_BYTES,
     maxInFlightPerToken: e.GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN,
     maxInFlightPerUser: e.GRAPHQL_MAX_IN_FLIGHT_PER_USER ?? 2 * e.GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN,

@@ -29,17 +29,18 @@ const hasExited = (child: ChildProcess) => child.exitCode !== null || child.sign
 /**
  * Starts `node <args>` with a free port and waits until it answers. printsWhenReady:
  * a stdout line the server prints once fully up (the service, once migrated and
- * every worker listens).
+ * every worker listens). cwd: another checkout's service (a before/after run).
  */
 export async function startServer(
   name: string,
   args: string[],
   env: Record<string, string>,
   printsWhenReady?: string,
+  cwd = ROOT,
 ): Promise<Server> {
   const port = await freePort();
   const child = spawn(process.execPath, args, {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -11,8 +11,8 @@ const ENTRY = 'dist/src/main.js';
  * `node <flags> dist/src/main.js`), so the bench, the soak and the tests that start the real
  * process run what operators run. Call ensureBuilt() first.
  */
-export function serviceNodeArgs(): string[] {
-  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+export function serviceNodeArgs(root = ROOT): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
   const [bin, ...args] = pkg.scripts.start.trim().split(/\s+/);
   if (bin !== 'node' || args.at(-1) !== ENTRY) {
     throw new Error(`package.json "start" must be "node <flags> ${ENTRY}", found: ${pkg.scripts.start}`);
@@ -20,7 +20,7 @@ export function serviceNodeArgs(): string[] {
   return args;
 }
 
-/** Brings dist/ up to date, as `npm start` does before it starts. */
-export function ensureBuilt(): void {
-  execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: 'inherit' });
+/** Brings dist/ up to date, as `npm start` does before it starts; `root`: another checkout (a before/after run). */
+export function ensureBuilt(root = ROOT): void {
+  execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inherit' });
 }

@@ -78,6 +78,8 @@ function queryObservers() {
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 2_000;
+/** pg's own wall-clock connect timeout, as a multiple of the connect timeout requests wait by. */
+const PG_BACKSTOP_FACTOR = 5;
 
 export const PGLITE_OPTIONS = {
   // Loaded at start: the migrations `create extension` it (search's trigram index).
@@ -93,16 +95,16 @@ export function createPostgresDatabase<DB = any>(options: {
   statementTimeoutMs?: number | undefined;
 }): DatabaseHandle<DB> {
   const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString: options.databaseUrl,
     max: options.poolSize,
-    // Covers both opening a connection and queueing for a free one.
-    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    // The connect timeout requests wait by is the adapter's, counted in free event-loop time (pg-pool.ts). pg's,
+    // in wall-clock time, is only the backstop that frees a pool slot from a server that accepts and never answers.
+    connectionTimeoutMillis: connectTimeoutMs * PG_BACKSTOP_FACTOR,
     idleTimeoutMillis: 30_000,
-    // The client-side timeout, a little later, catches a network that never answers. 0 turns both off (migrations).
-    ...(statementTimeoutMs > 0
-      ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 250 }
-      : {}),
+    // 0 turns it off (migrations), with the adapter's read timeout.
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
     keepAlive: true,
   });
   // Without a listener, an idle client dropped by the server takes the whole process down.
@@ -111,7 +113,12 @@ export function createPostgresDatabase<DB = any>(options: {
   // process, while the query itself still fails (503).
   pool.on('connect', (client) => client.on('error', () => {}));
   const observers = queryObservers();
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: createPoolAdapter(pool) }), log: observers.log });
+  // The client-side read timeout, a little after the server's statement timeout, catches a network that never answers.
+  const adapter = createPoolAdapter(pool, {
+    connectMs: connectTimeoutMs,
+    readMs: statementTimeoutMs > 0 ? statementTimeoutMs + 250 : undefined,
+  });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: adapter }), log: observers.log });
   return {
     db,
     kind: 'postgres',

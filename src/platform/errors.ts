@@ -120,17 +120,22 @@ export class Unavailable extends Outcome {
 }
 
 /**
- * An answer that would hold more than GRAPHQL_MAX_ANSWER_FIELDS fields, found while it runs (list sizes are
- * the data's): thrown before the rows are loaded, and refused whole, as the cost limit refuses, with no data.
+ * An answer that would hold more than GRAPHQL_MAX_ANSWER_FIELDS fields or GRAPHQL_MAX_ANSWER_BYTES bytes, found
+ * while it runs (list sizes are the data's): thrown before what is over is built, and refused whole, as the
+ * cost limit refuses, with no data.
  */
 export class AnswerTooLarge extends Outcome {
   override name = 'AnswerTooLarge';
   constructor(
     readonly max: number,
     readonly found: number,
+    readonly unit: 'fields' | 'bytes',
   ) {
     super(
-      `Answer size limit of ${max} fields exceeded, found at least ${found}. Ask for fewer products, fewer fields or smaller pages.`,
+      `Answer size limit of ${max} ${unit} exceeded, found at least ${found}. ` +
+        (unit === 'fields'
+          ? 'Ask for fewer products, fewer fields or smaller pages.'
+          : 'Ask for fewer fields, fewer aliases or fewer items at once.'),
     );
   }
 }

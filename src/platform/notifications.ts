@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from './logger.ts';
+import { setLoopAwareTimeout } from './loop-timers.ts';
 
 /**
  * PostgreSQL notifications on a set of channels. `up` is true only while the instance is surely
@@ -23,7 +24,10 @@ export interface ChangeFeed {
 }
 
 export interface ListenOptions {
-  /** How often the listening connection is checked; a check unanswered for as long counts as a lost connection. */
+  /**
+   * How often the listening connection is checked; a check unanswered for as long counts as a lost connection.
+   * Counted in time the event loop was free (loop-timers.ts): a loop too busy to read the answer loses nothing.
+   */
   heartbeatMs: number;
   logger: Logger;
 }
@@ -75,11 +79,11 @@ function createFeedState(logger: Logger, send: (channel: string, payload: string
           const payload = `${BARRIER}${randomUUID()}`;
           return new Promise<boolean>((resolve) => {
             const done = (reached: boolean) => {
-              clearTimeout(timer);
+              cancel();
               barriers.delete(payload);
               resolve(reached);
             };
-            const timer = setTimeout(() => done(false), timeoutMs);
+            const cancel = setLoopAwareTimeout(timeoutMs, () => done(false));
             barriers.set(payload, () => done(true));
             send(channel, payload).catch(() => done(false));
           });
@@ -104,13 +108,13 @@ export function listenPostgres(url: string, channels: readonly string[], options
   );
   let closed = false;
   let backoffMs = 100;
-  let heartbeat: NodeJS.Timeout | undefined;
+  let stopHeartbeat = () => {};
   let retry: NodeJS.Timeout | undefined;
 
   const drop = (current: pg.Client) => {
     if (client !== current) return;
     client = undefined;
-    clearInterval(heartbeat);
+    stopHeartbeat();
     state.setUp(false);
     current.removeAllListeners('notification');
     current.on('error', () => {});
@@ -124,44 +128,53 @@ export function listenPostgres(url: string, channels: readonly string[], options
 
   const connect = async () => {
     if (closed) return;
+    // No query_timeout: pg's counts wall-clock time. The heartbeat bounds every statement on this connection.
     const current = new pg.Client({
       connectionString: url,
       connectionTimeoutMillis: options.heartbeatMs * 2,
-      query_timeout: options.heartbeatMs,
       keepAlive: true,
     });
     client = current;
     current.on('error', () => drop(current));
     current.on('end', () => drop(current));
     current.on('notification', (message) => state.notify(message.channel, message.payload ?? ''));
+    const stopWaiting = setLoopAwareTimeout(options.heartbeatMs * 2, () => drop(current), { unref: true });
     try {
       await current.connect();
       for (const channel of channels) await current.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
     } catch {
       drop(current);
       return;
+    } finally {
+      stopWaiting();
     }
     if (client !== current || closed) return;
     backoffMs = 100;
-    // A connection can die without a word (a partition, a hung server): an unanswered check drops it.
+    heartbeat(current);
+    state.setUp(true);
+  };
+
+  // A connection can die without a word (a partition, a hung server): a check still unanswered when the next
+  // is due, in time the event loop was free to read its answer, drops it.
+  const heartbeat = (current: pg.Client) => {
     let checking = false;
-    heartbeat = setInterval(() => {
+    const beat = () => {
       if (checking) return drop(current);
       checking = true;
       current.query('SELECT 1').then(
         () => void (checking = false),
         () => drop(current),
       );
-    }, options.heartbeatMs);
-    heartbeat.unref();
-    state.setUp(true);
+      stopHeartbeat = setLoopAwareTimeout(options.heartbeatMs, beat, { unref: true });
+    };
+    stopHeartbeat = setLoopAwareTimeout(options.heartbeatMs, beat, { unref: true });
   };
 
   void connect();
   return state.feed(async () => {
     closed = true;
     clearTimeout(retry);
-    clearInterval(heartbeat);
+    stopHeartbeat();
     const current = client;
     client = undefined;
     await current?.end().catch(() => {});

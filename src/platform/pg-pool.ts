@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { assertStatementMayRun, requestSignal } from './abort.ts';
+import { withinLoopAwareTimeout } from './loop-timers.ts';
 import { preparedStatementName } from './prepared.ts';
 
 type QueryClient = Pick<pg.PoolClient, 'query' | 'release'>;
@@ -20,18 +21,46 @@ function sendCancelRequest(client: BackendClient): void {
   else connection.connect(client.port, client.host);
 }
 
-/** pg's pool for Kysely, plus named prepared statements and an aborted request's statements refused or cancelled. */
-export function createPoolAdapter(pool: pg.Pool) {
+export interface PoolTimeouts {
+  /** Waiting for a pooled connection (or a new one), in time the event loop was free. */
+  connectMs: number;
+  /** Waiting for a statement's answer, likewise; undefined: no bound (migrations). */
+  readMs: number | undefined;
+}
+
+// pg's own timers count wall-clock time, so a loop blocked past them fails requests whose connection or rows
+// had arrived meanwhile (503 for a database that answered). These bounds count only time the loop was free
+// (loop-timers.ts); pg's are left as a distant backstop (db.ts).
+const CONNECT_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect';
+const READ_TIMEOUT_MESSAGE = 'Query read timeout';
+
+/**
+ * pg's pool for Kysely, plus named prepared statements, an aborted request's statements refused or cancelled,
+ * and connect and read timeouts that a busy event loop does not trip.
+ */
+export function createPoolAdapter(pool: pg.Pool, timeouts: PoolTimeouts) {
   // Kysely keys its connection objects by client: hand out one wrapper per pg client.
   const wrappers = new WeakMap<pg.PoolClient, QueryClient>();
   function wrap(client: pg.PoolClient): QueryClient {
     // A cancel can land after its statement ended: a backend sent one is never reused, lest it cancel another's.
     let cancelSent = false;
+    // A statement left unanswered: the connection is closed on release, and nothing more is sent on it.
+    let unanswered = false;
     return {
       query: ((text: string, values?: unknown[]) => {
         assertStatementMayRun(text);
+        if (unanswered) return Promise.reject(new Error(READ_TIMEOUT_MESSAGE));
         const name = typeof text === 'string' ? preparedStatementName(text) : undefined;
-        const running = name ? client.query({ name, text, values }) : client.query(text, values);
+        const sent = name ? client.query({ name, text, values }) : client.query(text, values);
+        const running =
+          timeouts.readMs === undefined
+            ? sent
+            : withinLoopAwareTimeout(
+                sent,
+                timeouts.readMs,
+                () => ((unanswered = true), new Error(READ_TIMEOUT_MESSAGE)),
+                (late) => void late.catch(() => {}),
+              );
         const signal = requestSignal();
         if (signal) {
           const cancel = () => {
@@ -45,12 +74,22 @@ export function createPoolAdapter(pool: pg.Pool) {
         return running;
       }) as pg.PoolClient['query'],
       // pg-pool replaces release() on every checkout: look it up at call time. release(true) closes the connection.
-      release: (err?: Error | boolean) => client.release(err ?? (cancelSent || undefined)),
+      release: (err?: Error | boolean) => client.release(err ?? (cancelSent || unanswered || undefined)),
     };
   }
   return {
     async connect(): Promise<QueryClient> {
-      const client = await pool.connect();
+      const client = await withinLoopAwareTimeout(
+        pool.connect(),
+        timeouts.connectMs,
+        () => new Error(CONNECT_TIMEOUT_MESSAGE),
+        // It came too late for this request: the pool has it back at once.
+        (late) =>
+          void late.then(
+            (c) => c.release(),
+            () => {},
+          ),
+      );
       let wrapper = wrappers.get(client);
       if (!wrapper) wrappers.set(client, (wrapper = wrap(client)));
       return wrapper;

@@ -7,6 +7,7 @@ import net from 'node:net';
  *                and never answered (a partitioned network or a hung server);
  * - restore():   forwards again; black-holed connections are dropped, as a
  *                firewall that lost its state would.
+ * `onClientData` sees each chunk the app sends, once it has been passed on.
  */
 export interface TcpProxy {
   port: number;
@@ -25,7 +26,7 @@ interface Pair {
 
 export async function startTcpProxy(
   target: { host: string; port: number },
-  options: { initially?: 'open' | 'cut' } = {},
+  options: { initially?: 'open' | 'cut'; onClientData?: (chunk: Buffer) => void } = {},
 ): Promise<TcpProxy> {
   let mode: 'open' | 'cut' | 'black-hole' = 'open';
   const pairs = new Set<Pair>();
@@ -47,6 +48,8 @@ export async function startTcpProxy(
     upstream.on('close', () => client.destroy());
     client.pipe(upstream);
     upstream.pipe(client);
+    // Registered after the pipe's own listener: the chunk is already on its way upstream.
+    if (options.onClientData) client.on('data', options.onClientData);
   });
 
   const listen = (port: number) =>

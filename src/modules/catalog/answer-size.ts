@@ -1,9 +1,12 @@
 import { Kind, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
 import { AnswerTooLarge } from '../../platform/errors.ts';
+import { answerBytes } from './answer-weight.ts';
 
 // The cost limit prices nested lists once: their length is the data's. This prices them at their real length,
 // per request, as the product rows (which carry their tree's counts) reach the resolvers, and refuses the
 // answer before the rows of a tree over the bound are read. A field is 1; a list repeats its selection.
+// Fields say nothing of a field's size (an echoed 1,000-character id is one field): the same budget also holds
+// the answer's bytes, weighed by answer-weight.ts as each resolver hands its value over.
 
 /** The list field of each level of a product's tree, from the steps down. */
 const CHILD_LIST = ['components', 'customisations'] as const;
@@ -73,17 +76,47 @@ export function fieldsPerItem(nodes: readonly FieldNode[], fragments: Fragments)
   return total;
 }
 
-/** One request's spending: each list field's answer is charged before its rows are read. */
+export interface AnswerLimits {
+  /** GRAPHQL_MAX_ANSWER_FIELDS: fields in the product trees' lists, priced from their counts before they are read. */
+  fields: number;
+  /** GRAPHQL_MAX_ANSWER_BYTES: bytes of JSON, weighed as each resolver hands its value over (answer-weight.ts). */
+  bytes: number;
+}
+
+/**
+ * One request's spending: each list field's answer is charged before its rows are read (fields), and every value a
+ * resolver hands over is weighed before GraphQL builds it (bytes), so what is built never outgrows what was charged.
+ */
 export class AnswerBudget {
-  private spent = 0;
+  private fields = 0;
+  private bytes = 0;
   /** Rows already charged for with their product: reading under them again costs nothing more. */
   private readonly paid = new WeakSet<object>();
 
-  constructor(private readonly max: number) {}
+  constructor(private readonly limits: AnswerLimits) {}
 
-  charge(fields: number): void {
-    this.spent += fields;
-    if (this.spent > this.max) throw new AnswerTooLarge(this.max, this.spent);
+  chargeFields(fields: number): void {
+    this.fields += fields;
+    this.assertRoom();
+  }
+
+  chargeBytes(bytes: number): void {
+    this.bytes += bytes;
+    this.assertRoom();
+  }
+
+  /** Charges what `value` will weigh as the answer to `info`'s field, and hands it back. */
+  charge<T>(value: T, info: Parameters<typeof answerBytes>[1]): T {
+    // Once over, nothing more is weighed: the answer is refused whatever this adds.
+    this.assertRoom();
+    this.chargeBytes(answerBytes(value, info));
+    return value;
+  }
+
+  /** Throws once the answer is over either bound: work whose result would only be refused is not done. */
+  assertRoom(): void {
+    if (this.fields > this.limits.fields) throw new AnswerTooLarge(this.limits.fields, this.fields, 'fields');
+    if (this.bytes > this.limits.bytes) throw new AnswerTooLarge(this.limits.bytes, this.bytes, 'bytes');
   }
 
   isPaid(row: object): boolean {

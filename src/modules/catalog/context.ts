@@ -19,7 +19,7 @@ type Bound = {
 /** The catalog's part of a request's GraphQL context: loaders are new for every request. */
 export interface CatalogRequest {
   loaders: CatalogLoaders;
-  /** What this request's answer may still hold (GRAPHQL_MAX_ANSWER_FIELDS). */
+  /** What this request's answer may still hold (GRAPHQL_MAX_ANSWER_FIELDS and GRAPHQL_MAX_ANSWER_BYTES). */
   answer: AnswerBudget;
   productPage(args: ProductPageArgs): ReturnType<typeof getProductPage>;
   /** The writes, as this session; each forgets what the request's loaders had read. */
@@ -29,7 +29,8 @@ export interface CatalogRequest {
 export type CatalogContext = GraphQLContext & { catalog: CatalogRequest };
 
 /** What the catalogue reads: its own settings, and the GraphQL page and answer bounds. */
-export type CatalogSettings = Config['catalog'] & Pick<Config['graphql'], 'maxPageSize' | 'maxAnswerFields'>;
+export type CatalogSettings = Config['catalog'] &
+  Pick<Config['graphql'], 'maxPageSize' | 'maxAnswerFields' | 'maxAnswerBytes'>;
 
 export function createCatalogRequest(
   db: CatalogDb,
@@ -41,7 +42,7 @@ export function createCatalogRequest(
   const forget = () => Object.values(loaders).forEach((loader) => loader.clearAll());
   return {
     loaders,
-    answer: new AnswerBudget(config.maxAnswerFields),
+    answer: new AnswerBudget({ fields: config.maxAnswerFields, bytes: config.maxAnswerBytes }),
     productPage: (args) => getProductPage(db, loaders, totals, args, config.maxPageSize),
     writes(session) {
       const ctx: WriteContext = {

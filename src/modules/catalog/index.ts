@@ -11,6 +11,8 @@ export { insertProductTrees, type NewProductTree } from './writes/repository.ts'
 // What the configurations module needs of the catalogue: today's tree, checked and priced.
 export type { CatalogRequest } from './context.ts';
 export type { ProductParent } from './mappers.ts';
+// What a refusal's extensions weigh: an answer of errors is bounded like any other.
+export { jsonBytes } from './answer-weight.ts';
 export {
   configureProduct,
   money,
@@ -112,6 +114,7 @@ export const catalogModule = {
     ...catalog,
     maxPageSize: graphql.maxPageSize,
     maxAnswerFields: graphql.maxAnswerFields,
+    maxAnswerBytes: graphql.maxAnswerBytes,
   }),
   create: ({ db, config, logger, changes }) => {
     const totals = createProductTotal(changes, CATALOG_CHANGED);

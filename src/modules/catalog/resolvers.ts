@@ -3,7 +3,7 @@ import { parseRowId } from '../../platform/ids.ts';
 import type { Resolvers } from './generated/resolvers-types.ts';
 import { fieldsPerItem, selectionWeights } from './answer-size.ts';
 import { selectedPaginatorCounts } from './pagination.ts';
-import { configurationCheckParent, configureProduct } from './configure/service.ts';
+import { configurationCheckParent, configureLoaded, loadConfigurable } from './configure/service.ts';
 import { decimalScalar } from './configure/decimal.ts';
 
 // Typed by codegen from the SDL, so a field renamed or retyped in schema/catalog/ fails tsc here.
@@ -16,12 +16,19 @@ const byId = <T>(loader: DataLoader<string, T | null>, id: string) => {
 
 export const catalogResolvers: Resolvers = {
   Query: {
-    products: (_, args, ctx, info) => ctx.catalog.productPage({ ...args, counts: selectedPaginatorCounts(info) }),
+    products: async (_, args, ctx, info) =>
+      ctx.catalog.answer.charge(
+        await ctx.catalog.productPage({ ...args, counts: selectedPaginatorCounts(info) }),
+        info,
+      ),
     product: (_, args, ctx) => byId(ctx.catalog.loaders.productsById, args.id),
     productBySku: (_, args, ctx) => ctx.catalog.loaders.productsBySku.load(args.sku),
-    configure: async (_, args, ctx) => {
-      const configured = await configureProduct(ctx.catalog.loaders, args.productId, args.selections);
-      return configured && configurationCheckParent(configured);
+    // Weighed whole (violations echo the ids sent, and price lines name every choice) before it is answered.
+    configure: async (_, args, ctx, info) => {
+      const { loaders, answer } = ctx.catalog;
+      const loaded = await loadConfigurable(loaders, args.productId, args.selections, answer);
+      // Synchronous from here: another alias's engine runs only once this answer is charged, and not when over.
+      return loaded && answer.charge(configurationCheckParent(configureLoaded(loaded, args.selections, answer)), info);
     },
   },
   Decimal: decimalScalar,
@@ -31,47 +38,52 @@ export const catalogResolvers: Resolvers = {
     // The product's counts price its whole tree here, before a row of it is read (answer-size.ts).
     steps: async (product, _, ctx, info) => {
       const [perStep, perComponent, perCustomisation] = selectionWeights(info.fieldNodes, info.fragments, 3);
-      ctx.catalog.answer.charge(
+      ctx.catalog.answer.chargeFields(
         perStep! * product.stepCount +
           perComponent! * product.componentCount +
           perCustomisation! * product.customisationCount,
       );
       const steps = await ctx.catalog.loaders.stepsByProductId.load(product.id);
       ctx.catalog.answer.markPaid(steps);
-      return steps;
+      return ctx.catalog.answer.charge(steps, info);
     },
     // Rules are not among the product's counts: priced by the rows read, before they are answered.
     rules: async (product, _, ctx, info) => {
       const rules = await ctx.catalog.loaders.rulesByProductId.load(product.id);
-      ctx.catalog.answer.charge(fieldsPerItem(info.fieldNodes, info.fragments) * rules.length);
-      return rules;
+      ctx.catalog.answer.chargeFields(fieldsPerItem(info.fieldNodes, info.fragments) * rules.length);
+      return ctx.catalog.answer.charge(rules, info);
     },
   },
   // Both ends belong to the rule's product and go with it: a rule never outlives them.
   ConfigurationRule: {
-    customisation: async (rule, _, ctx) => (await ctx.catalog.loaders.customisationsById.load(rule.customisationId))!,
-    other: async (rule, _, ctx) => (await ctx.catalog.loaders.customisationsById.load(rule.otherCustomisationId))!,
+    customisation: async (rule, _, ctx, info) =>
+      ctx.catalog.answer.charge((await ctx.catalog.loaders.customisationsById.load(rule.customisationId))!, info),
+    other: async (rule, _, ctx, info) =>
+      ctx.catalog.answer.charge((await ctx.catalog.loaders.customisationsById.load(rule.otherCustomisationId))!, info),
   },
   PriceLine: {
-    customisation: (line, _, ctx) => byId(ctx.catalog.loaders.customisationsById, line.customisationId),
+    customisation: async (line, _, ctx, info) =>
+      ctx.catalog.answer.charge(await byId(ctx.catalog.loaders.customisationsById, line.customisationId), info),
   },
   Step: {
     __resolveReference: (ref, ctx) => byId(ctx.catalog.loaders.stepsById, ref.id),
     // A step reached without its product (an entity reference) is priced by the rows it has.
     components: async (step, _, ctx, info) => {
       const components = await ctx.catalog.loaders.componentsByStepId.load(step.id);
-      if (ctx.catalog.answer.isPaid(step)) ctx.catalog.answer.markPaid(components);
-      else ctx.catalog.answer.charge(selectionWeights(info.fieldNodes, info.fragments, 2)[0]! * components.length);
-      return components;
+      const { answer } = ctx.catalog;
+      if (answer.isPaid(step)) answer.markPaid(components);
+      else answer.chargeFields(selectionWeights(info.fieldNodes, info.fragments, 2)[0]! * components.length);
+      return answer.charge(components, info);
     },
   },
   Component: {
     __resolveReference: (ref, ctx) => byId(ctx.catalog.loaders.componentsById, ref.id),
     customisations: async (component, _, ctx, info) => {
       const customisations = await ctx.catalog.loaders.customisationsByComponentId.load(component.id);
-      if (!ctx.catalog.answer.isPaid(component))
-        ctx.catalog.answer.charge(selectionWeights(info.fieldNodes, info.fragments, 1)[0]! * customisations.length);
-      return customisations;
+      const { answer } = ctx.catalog;
+      if (!answer.isPaid(component))
+        answer.chargeFields(selectionWeights(info.fieldNodes, info.fragments, 1)[0]! * customisations.length);
+      return answer.charge(customisations, info);
     },
   },
   Customisation: {

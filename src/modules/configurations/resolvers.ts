@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { GraphQLContext } from '../../graphql/context.ts';
 import {
   configureProduct,
@@ -42,6 +43,7 @@ export function createConfigurationsRequest(
 }
 
 type Context = GraphQLContext & { catalog: CatalogRequest; configurations: ConfigurationsRequest };
+type Info = GraphQLResolveInfo;
 
 const byId = (id: string, ctx: Context) =>
   isConfigurationId(id) ? ctx.configurations.configurationsById.load(id) : null;
@@ -51,7 +53,7 @@ function current(row: ConfigurationRow, ctx: Context): Promise<Configured | null
   let evaluation = ctx.configurations.current.get(row);
   if (!evaluation) {
     const selections: Selection[] = row.selections.map((s) => ({ customisationId: s.customisationId, value: s.value }));
-    evaluation = configureProduct(ctx.catalog.loaders, row.productId, selections);
+    evaluation = configureProduct(ctx.catalog.loaders, row.productId, selections, ctx.catalog.answer);
     ctx.configurations.current.set(row, evaluation);
   }
   return evaluation;
@@ -65,6 +67,8 @@ const snapshotLines = (row: ConfigurationRow) =>
     amount: money(s.amountCents, row.currency),
   }));
 
+// Every value handed over is weighed against the request's answer bound first (the catalogue's budget): a
+// saved configuration holds up to 1,000 choices with the customer's text, and aliases repeat it.
 export const configurationResolvers = {
   Query: {
     configuration: (_: unknown, args: { id: string }, ctx: Context) => byId(args.id, ctx),
@@ -89,24 +93,32 @@ export const configurationResolvers = {
   },
   Configuration: {
     __resolveReference: (ref: { id: string }, ctx: Context) => byId(ref.id, ctx),
-    product: (row: ConfigurationRow, _: unknown, ctx: Context) => ctx.catalog.loaders.productsById.load(row.productId),
-    selections: (row: ConfigurationRow) =>
-      row.selections.map((s) => ({
-        customisationId: s.customisationId,
-        name: s.name,
-        value: s.value,
-        mode: s.mode,
-        price: money(s.amountCents, row.currency),
-      })),
-    price: (row: ConfigurationRow) => ({
-      base: money(row.baseCents, row.currency),
-      lines: snapshotLines(row),
-      total: money(row.totalCents, row.currency),
-    }),
-    currentPrice: async (row: ConfigurationRow, _: unknown, ctx: Context) => {
+    product: async (row: ConfigurationRow, _: unknown, ctx: Context, info: Info) =>
+      ctx.catalog.answer.charge(await ctx.catalog.loaders.productsById.load(row.productId), info),
+    selections: (row: ConfigurationRow, _: unknown, ctx: Context, info: Info) =>
+      ctx.catalog.answer.charge(
+        row.selections.map((s) => ({
+          customisationId: s.customisationId,
+          name: s.name,
+          value: s.value,
+          mode: s.mode,
+          price: money(s.amountCents, row.currency),
+        })),
+        info,
+      ),
+    price: (row: ConfigurationRow, _: unknown, ctx: Context, info: Info) =>
+      ctx.catalog.answer.charge(
+        {
+          base: money(row.baseCents, row.currency),
+          lines: snapshotLines(row),
+          total: money(row.totalCents, row.currency),
+        },
+        info,
+      ),
+    currentPrice: async (row: ConfigurationRow, _: unknown, ctx: Context, info: Info) => {
       const now = await current(row, ctx);
       if (!now) return null;
-      return priceBreakdownParent(now.evaluation.price);
+      return ctx.catalog.answer.charge(priceBreakdownParent(now.evaluation.price), info);
     },
     valid: async (row: ConfigurationRow, _: unknown, ctx: Context) =>
       (await current(row, ctx))?.evaluation.valid ?? false,

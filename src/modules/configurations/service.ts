@@ -1,7 +1,7 @@
 import { BadInput, NotFound, TooManyRequests } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Session } from '../../platform/session.ts';
-import { configureProduct, type CatalogRequest, type Selection } from '../catalog/index.ts';
+import { configureProduct, jsonBytes, type CatalogRequest, type Selection } from '../catalog/index.ts';
 import { newConfigurationId } from './ids.ts';
 import { deleteConfiguration, insertConfigurationWithinRate, type ConfigurationRow } from './repository.ts';
 import type { ConfigurationDb } from './tables.ts';
@@ -20,13 +20,14 @@ export async function saveConfiguration(
   productId: string,
   selections: readonly Selection[],
 ): Promise<ConfigurationRow> {
-  const configured = await configureProduct(ctx.catalog.loaders, productId, selections);
+  const configured = await configureProduct(ctx.catalog.loaders, productId, selections, ctx.catalog.answer);
   if (!configured) throw new NotFound(`No product with id "${productId}".`);
   const { product, evaluation } = configured;
   if (!evaluation.valid) {
-    throw new BadInput('The selection breaks the rules of the product; see extensions.violations.', {
-      violations: evaluation.violations,
-    });
+    // The violations echo what was sent (ids, the rules' messages): weighed like any answer before it is sent.
+    const extensions = { violations: evaluation.violations };
+    ctx.catalog.answer.chargeBytes(jsonBytes(extensions));
+    throw new BadInput('The selection breaks the rules of the product; see extensions.violations.', extensions);
   }
   for (let attempt = 0; attempt < 3; attempt++) {
     const id = newConfigurationId();

@@ -1,5 +1,7 @@
 import { ValidationFailed } from '../../../platform/errors.ts';
 import { parseRowId } from '../../../platform/ids.ts';
+import type { AnswerBudget } from '../answer-size.ts';
+import { jsonBytes } from '../answer-weight.ts';
 import type { CatalogLoaders } from '../loaders.ts';
 import type { ProductParent } from '../mappers.ts';
 import {
@@ -59,11 +61,13 @@ export function priceBreakdownParent(price: PriceBreakdown): PriceBreakdownParen
   };
 }
 
+export interface Configurable {
+  product: ProductParent;
+  tree: ProductTree;
+}
+
 /** The product's whole tree and rules, or null when there is no such product. */
-export async function loadProductTree(
-  loaders: CatalogLoaders,
-  productId: string,
-): Promise<{ product: ProductParent; tree: ProductTree } | null> {
+export async function loadProductTree(loaders: CatalogLoaders, productId: string): Promise<Configurable | null> {
   const id = parseRowId(productId);
   const product = id === null ? null : await loaders.productsById.load(id);
   if (!product) return null;
@@ -107,17 +111,43 @@ export async function loadProductTree(
   return { product, tree };
 }
 
+/**
+ * The selection checked as input, and today's tree of its product; null when there is no such product. A
+ * refusal's messages are charged to the request's answer first: an answer of errors is an answer too.
+ */
+export async function loadConfigurable(
+  loaders: CatalogLoaders,
+  productId: string,
+  selections: readonly Selection[],
+  answer?: AnswerBudget,
+): Promise<Configurable | null> {
+  const errors = selectionInputErrors(selections);
+  if (errors) {
+    answer?.chargeBytes(jsonBytes(errors));
+    throw new ValidationFailed(errors);
+  }
+  return loadProductTree(loaders, productId);
+}
+
+/** Runs the engine, unless the request's answer is already over its bound: its result could only be refused. */
+export function configureLoaded(
+  { product, tree }: Configurable,
+  selections: readonly Selection[],
+  answer?: AnswerBudget,
+): Configured {
+  answer?.assertRoom();
+  return { product, evaluation: evaluate(tree, selections) };
+}
+
 /** Checks and prices a selection against today's catalogue; null when the product does not exist. */
 export async function configureProduct(
   loaders: CatalogLoaders,
   productId: string,
   selections: readonly Selection[],
+  answer?: AnswerBudget,
 ): Promise<Configured | null> {
-  const errors = selectionInputErrors(selections);
-  if (errors) throw new ValidationFailed(errors);
-  const loaded = await loadProductTree(loaders, productId);
-  if (!loaded) return null;
-  return { product: loaded.product, evaluation: evaluate(loaded.tree, selections) };
+  const loaded = await loadConfigurable(loaders, productId, selections, answer);
+  return loaded && configureLoaded(loaded, selections, answer);
 }
 
 export function configurationCheckParent({ product, evaluation }: Configured): ConfigurationCheckParent {
