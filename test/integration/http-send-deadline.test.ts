@@ -17,6 +17,8 @@ const PATIENT = {
   HTTP_KEEP_ALIVE_TIMEOUT_MS: '600000',
   HTTP_REQUEST_TIMEOUT_MS: '600000',
   RESPONSE_CACHE_MAX_ENTRIES: '0',
+  // The answer must be larger than the kernel buffers; the default bound on an answer's weight would refuse it.
+  GRAPHQL_MAX_ANSWER_BYTES: String(64 * 1024 * 1024),
 };
 
 const apps: TestApp[] = [];
