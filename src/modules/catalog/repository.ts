@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import type { PriceMode } from './generated/enums.ts';
 import type { CatalogDb } from './tables.ts';
 import { preparedQuery } from '../../platform/prepared.ts';
 import type {
@@ -7,7 +8,7 @@ import type {
   CustomisationParent,
   ProductParent,
   StepParent,
-} from './mappers.ts';
+} from './parents.ts';
 
 // Reads return rows shaped as GraphQL parents: ids and parent keys cast to text, prices to float8, so pg parses
 // nothing and no mapper copies a row. float8 is exact: numeric(12,2) has at most 12 significant digits, and
@@ -33,7 +34,7 @@ const stepIdText = sql<string>`step_id::text`.as('step_id');
 const componentIdText = sql<string>`component_id::text`.as('component_id');
 const priceFloat = sql<number>`price::float8`.as('price');
 const basePriceFloat = sql<number>`base_price::float8`.as('basePrice');
-const priceMode = sql<'ADD' | 'REPLACE_BASE'>`price_mode`.as('priceMode');
+const priceMode = sql<PriceMode>`price_mode`.as('priceMode');
 const minSelections = sql<number>`min_selections`.as('minSelections');
 const maxSelections = sql<number | null>`max_selections`.as('maxSelections');
 const epochMs = (column: string) => sql<number>`(extract(epoch from ${sql.ref(column)}) * 1000)::float8`;

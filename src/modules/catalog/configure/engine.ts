@@ -1,3 +1,4 @@
+import type { PriceMode, RuleKind, ViolationCode } from '../generated/enums.ts';
 import { parseCents } from './money.ts';
 
 // The configuration rules engine: a product tree and a customer's selection in, violations and a
@@ -5,8 +6,8 @@ import { parseCents } from './money.ts';
 // order the selection lists its choices in. The rules it keeps are written down in
 // docs/configuring.md, "The rules in full": change the two together.
 
-export type PriceMode = 'ADD' | 'REPLACE_BASE';
-export type RuleKind = 'REQUIRES' | 'EXCLUDES';
+// The schema's enums (codegen), so a value added to the SDL reaches the engine's types.
+export type { PriceMode, RuleKind, ViolationCode };
 
 export interface TreeCustomisation {
   id: string;
@@ -63,8 +64,7 @@ export const VIOLATION_CODES = [
   'VALUE_REQUIRED',
   'VALUE_TOO_LONG',
   'BASE_PRICE_CONFLICT',
-] as const;
-export type ViolationCode = (typeof VIOLATION_CODES)[number];
+] as const satisfies readonly ViolationCode[];
 
 export interface Violation {
   code: ViolationCode;

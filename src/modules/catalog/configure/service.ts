@@ -3,11 +3,12 @@ import { parseRowId } from '../../../platform/ids.ts';
 import type { AnswerBudget } from '../answer-size.ts';
 import { jsonBytes } from '../answer-weight.ts';
 import type { CatalogLoaders } from '../loaders.ts';
-import type { ProductParent } from '../mappers.ts';
+import type { ProductParent } from '../parents.ts';
 import {
   evaluate,
   selectionInputErrors,
   type Evaluation,
+  type PriceMode,
   type PriceBreakdown,
   type ProductTree,
   type Selection,
@@ -26,7 +27,7 @@ export interface MoneyParent {
 export interface PriceLineParent {
   customisationId: string;
   name: string;
-  mode: 'ADD' | 'REPLACE_BASE';
+  mode: PriceMode;
   amount: MoneyParent;
 }
 export interface PriceBreakdownParent {

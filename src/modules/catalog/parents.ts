@@ -1,3 +1,5 @@
+import type { PriceMode, RuleKind } from './generated/enums.ts';
+
 // What resolvers receive (codegen's mappers). The repository's reads return exactly these shapes, plus the
 // loader's parent key, so no per-row conversion runs between SQL and GraphQL. Timestamps are epoch
 // milliseconds: a number costs pg no Date per row, and DateTime serializes only the ones selected.
@@ -36,11 +38,11 @@ export interface CustomisationParent extends Stamped {
   name: string;
   type: string;
   price: number;
-  priceMode: 'ADD' | 'REPLACE_BASE';
+  priceMode: PriceMode;
 }
 export interface ConfigurationRuleParent {
   id: string;
-  kind: 'REQUIRES' | 'EXCLUDES';
+  kind: RuleKind;
   customisationId: string;
   otherCustomisationId: string;
   message: string | null;
