@@ -1,5 +1,5 @@
 import type { PriceMode } from '../generated/enums.ts';
-import { parseCents } from './money.ts';
+import { sumCents } from './money.ts';
 import type { Chosen, ProductTree } from './tree.ts';
 
 export interface PriceLine {
@@ -29,16 +29,17 @@ export const choicesOf = (picks: readonly Chosen[]): Choice[] =>
     customisationId: place.customisation.id,
     name: place.customisation.name,
     mode: place.customisation.priceMode,
-    amountCents: parseCents(place.customisation.price),
+    amountCents: place.customisation.priceCents,
     value,
   }));
 
 /** The base, or the one REPLACE_BASE choice's amount when exactly one is chosen, plus every ADD choice. */
 export function priceOf(tree: ProductTree, choices: readonly Choice[]): PriceBreakdown {
-  const baseCents = parseCents(tree.basePrice);
+  const baseCents = tree.basePriceCents;
   const replacements = choices.filter((c) => c.mode === 'REPLACE_BASE');
   const start = replacements.length === 1 ? replacements[0]!.amountCents : baseCents;
-  const totalCents = choices.filter((c) => c.mode === 'ADD').reduce((sum, c) => sum + c.amountCents, start);
+  const added = choices.filter((c) => c.mode === 'ADD').map((c) => c.amountCents);
+  const totalCents = sumCents(start, added);
   return {
     currency: tree.currency,
     baseCents,

@@ -14,7 +14,7 @@ import {
   type Selection,
   type Violation,
 } from './engine.ts';
-import { centsFromFloat, formatCents } from './money.ts';
+import { formatCents } from './money.ts';
 
 // The shell around the pure engine: a product's tree comes through the request's loaders (one
 // statement per tree level plus one for the rules, shared with whatever else the request reads),
@@ -81,7 +81,7 @@ export async function loadProductTree(loaders: CatalogLoaders, productId: string
     components.map((list) => Promise.all(list.map((c) => loaders.customisationsByComponentId.load(c.id)))),
   );
   const tree: ProductTree = {
-    basePrice: formatCents(centsFromFloat(product.basePrice)),
+    basePriceCents: product.basePriceCents,
     currency: product.currency,
     rules,
     steps: steps.map((step, i) => ({
@@ -102,7 +102,7 @@ export async function loadProductTree(loaders: CatalogLoaders, productId: string
             id: c.id,
             name: c.name,
             type: c.type,
-            price: formatCents(centsFromFloat(c.price)),
+            priceCents: c.priceCents,
             priceMode: c.priceMode,
           };
         }),

@@ -6,8 +6,8 @@ export interface TreeCustomisation {
   id: string;
   name: string;
   type: string;
-  /** A decimal string with at most two decimals, as numeric(12,2) holds it. */
-  price: string;
+  /** Integer cents: at most 999,999,999,999, as numeric(12,2) holds it. */
+  priceCents: number;
   priceMode: PriceMode;
 }
 export interface TreeComponent {
@@ -34,7 +34,7 @@ export interface TreeRule {
   message: string | null;
 }
 export interface ProductTree {
-  basePrice: string;
+  basePriceCents: number;
   currency: string;
   steps: readonly TreeStep[];
   rules: readonly TreeRule[];
