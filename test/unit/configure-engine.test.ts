@@ -12,6 +12,7 @@ import {
   type Violation,
 } from '../../src/modules/catalog/configure/engine.ts';
 import { formatCents } from '../../src/modules/catalog/configure/money.ts';
+import { serviceSchema } from '../../src/modules/index.ts';
 
 const cust = (id: string, over: Partial<TreeCustomisation> = {}): TreeCustomisation => ({
   id,
@@ -308,6 +309,15 @@ describe('evaluate: examples', () => {
       ],
     };
     expect(evaluate(tree, [{ customisationId: '201', value: 'a' }]).valid).toBe(true);
+  });
+});
+
+describe('violation codes', () => {
+  // The type (generated from the SDL) keeps the list to the schema's codes; this keeps every one of them in it.
+  it('are ordered for every ViolationCode the schema declares, and only those', () => {
+    const type = serviceSchema().getType('ViolationCode');
+    const declared = type && 'getValues' in type ? type.getValues().map((v) => v.name) : [];
+    expect([...VIOLATION_CODES].sort()).toEqual(declared.sort());
   });
 });
 
