@@ -6,13 +6,11 @@ import type { ConfigurationRow } from './repository.ts';
 import { removeConfiguration, saveConfiguration } from './service.ts';
 import { NotFound } from '../../platform/errors.ts';
 
-type Context = ConfigurationsContext;
-
-const byId = (id: string, ctx: Context) =>
+const byId = (id: string, ctx: ConfigurationsContext) =>
   isConfigurationId(id) ? ctx.configurations.configurationsById.load(id) : null;
 
 /** The saved choices checked and priced against today's catalogue, once per configuration and request. */
-function current(row: ConfigurationRow, ctx: Context): Promise<Configured | null> {
+function current(row: ConfigurationRow, ctx: ConfigurationsContext): Promise<Configured | null> {
   let evaluation = ctx.configurations.current.get(row);
   if (!evaluation) {
     const selections: Selection[] = row.selections.map((s) => ({ customisationId: s.customisationId, value: s.value }));

@@ -28,11 +28,13 @@ export function formatCents(cents: number): string {
  * total past 2^53, where a sum would stop being exact, rather than answer a price that is almost right.
  */
 export function sumCents(start: number, amounts: readonly number[]): number {
-  let total = start;
-  for (const amount of [start, ...amounts]) {
-    if (!Number.isSafeInteger(amount)) throw new RangeError(`Not a whole number of cents: ${amount}`);
-  }
-  for (const amount of amounts) total += amount;
+  let total = wholeCents(start);
+  for (const amount of amounts) total += wholeCents(amount);
   if (!Number.isSafeInteger(total)) throw new RangeError(`A total past ${Number.MAX_SAFE_INTEGER} cents`);
   return total;
+}
+
+function wholeCents(amount: number): number {
+  if (!Number.isSafeInteger(amount)) throw new RangeError(`Not a whole number of cents: ${amount}`);
+  return amount;
 }
