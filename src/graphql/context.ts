@@ -19,5 +19,10 @@ export interface GraphQLModule {
   resolvers: object;
   /** Fields whose answers are the same for every caller and may be shared by the response cache. */
   publicFields?: PublicFields;
-  codegen?: { contextType: string; mappers: Record<string, string> };
+  codegen?: {
+    contextType: string;
+    mappers?: Record<string, string>;
+    /** SDL folders this module's SDL builds on (types it extends or returns), typed alongside its own. */
+    uses?: readonly string[];
+  };
 }

@@ -10,7 +10,7 @@ export { countProducts } from './repository.ts';
 export { insertProductTrees, type NewProductTree } from './writes/repository.ts';
 // What the configurations module needs of the catalogue: today's tree, checked and priced.
 export type { CatalogRequest } from './context.ts';
-export type { ProductParent } from './mappers.ts';
+export type { ProductParent } from './parents.ts';
 // What a refusal's extensions weigh: an answer of errors is bounded like any other.
 export { jsonBytes } from './answer-weight.ts';
 export {
@@ -20,6 +20,7 @@ export {
   type Configured,
   type MoneyParent,
   type PriceBreakdownParent,
+  type PriceLineParent,
 } from './configure/service.ts';
 export {
   selectionInputErrors,
@@ -97,12 +98,12 @@ export const catalogModule = {
     codegen: {
       contextType: '../context.ts#CatalogContext',
       mappers: {
-        Product: '../mappers.ts#ProductParent',
-        Step: '../mappers.ts#StepParent',
-        Component: '../mappers.ts#ComponentParent',
-        Customisation: '../mappers.ts#CustomisationParent',
+        Product: '../parents.ts#ProductParent',
+        Step: '../parents.ts#StepParent',
+        Component: '../parents.ts#ComponentParent',
+        Customisation: '../parents.ts#CustomisationParent',
         ProductPaginator: '../service.ts#ProductPage',
-        ConfigurationRule: '../mappers.ts#ConfigurationRuleParent',
+        ConfigurationRule: '../parents.ts#ConfigurationRuleParent',
         ConfigurationCheck: '../configure/service.ts#ConfigurationCheckParent',
         PriceBreakdown: '../configure/service.ts#PriceBreakdownParent',
         PriceLine: '../configure/service.ts#PriceLineParent',
