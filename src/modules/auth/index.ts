@@ -37,7 +37,7 @@ export const authModule = {
   abilities: [
     { name: TOKENS_MANAGE, description: "List, create and revoke the user's tokens (any token may log itself out)." },
   ],
-  // `me` only; its fields are per caller, so none is listed as public to the response cache.
+  // `me` only; its fields are per caller, so none is marked @sharedCache.
   graphql: {
     schemaDir: fileURLToPath(new URL('../../../schema/auth', import.meta.url)),
     resolvers: authResolvers,

@@ -9,7 +9,7 @@ export interface AuthContext {
 /** Per request: the one read `me` needs beyond the session authentication already loaded. */
 export const createAuthRequest = (db: AuthDb): AuthContext => ({ auth: { tokenName: (id) => findTokenName(db, id) } });
 
-/** `me`: the session, as authentication resolved it. Not in publicFields, so never shared by the response cache. */
+/** `me`: the session, as authentication resolved it. Not @sharedCache, so never shared by the response cache. */
 export const authResolvers = {
   Query: {
     async me(_: unknown, __: unknown, { session, auth }: GraphQLContext & AuthContext) {

@@ -22,7 +22,7 @@ export const configurationsModule = {
   graphql: <GraphQLModule>{
     schemaDir: fileURLToPath(new URL('../../../schema/configurations', import.meta.url)),
     resolvers: configurationResolvers,
-    // Nothing is shared by the response cache: a saved configuration is not catalogue data, and its deletion
+    // No field is @sharedCache: a saved configuration is not catalogue data, and its deletion
     // notifies no other instance. Untyped by codegen: its SDL uses the catalogue's types (Money, Product).
   },
   settings: (config) => config.configurations,
