@@ -36,14 +36,8 @@ export function createResponseCache(options: ResponseCacheOptions) {
 
   const served = (entry: Entry) => {
     m.hits.inc();
-    // The access log and metrics name a hit's operation as its first execution did.
-    const request = requestContext.getStore();
-    if (request) {
-      request.operationName ??= entry.operationName;
-      request.operationRan = true;
-    }
+    namedAsExecuted(entry);
   };
-
   const cache = {
     get available() {
       return available;
@@ -142,6 +136,15 @@ export function followChanges(
     else cache.changed(tags);
   });
   feed.onState((up) => cache.setAvailable(up));
+}
+
+/** The access log and metrics name a hit's operation as its first execution did. */
+function namedAsExecuted(entry: Entry): void {
+  const request = requestContext.getStore();
+  if (request) {
+    request.operationName ??= entry.operationName;
+    request.operationRan = true;
+  }
 }
 
 /** A writer's wait for its own change to come back; past it, this instance empties its cache instead. */
