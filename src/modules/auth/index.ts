@@ -45,6 +45,7 @@ export const authModule = {
   abilities: [
     { name: TOKENS_MANAGE, description: "List, create and revoke the user's tokens (any token may log itself out)." },
   ],
+  // `me` only; its fields are per caller, so none is marked @sharedCache.
   graphql,
   settings: (config) => ({ ...config.auth, tokenCache: config.caches.token }),
   create({ db, config, logger, registry, abilities, changes }) {

@@ -1,6 +1,6 @@
 import type { Resolvers } from './generated/resolvers-types.ts';
 
-/** `me`: the session, as authentication resolved it. Not in publicFields, so never shared by the response cache. */
+/** `me`: the session, as authentication resolved it. Not @sharedCache, so never shared by the response cache. */
 export const authResolvers: Resolvers = {
   Query: {
     async me(_, __, { session, auth }) {

@@ -57,43 +57,8 @@ export const catalogModule = {
   graphql: {
     schemaDir: fileURLToPath(new URL('../../../schema/catalog', import.meta.url)),
     resolvers: catalogResolvers,
-    // The catalogue reads the same for every token; a field added later stays uncached until listed here.
-    publicFields: {
-      // configure answers from the catalogue alone (and its arguments, part of the key); a change to
-      // its product, rules included, drops it (changes.ts).
-      Query: ['products', 'product', 'productBySku', 'configure'],
-      ProductPaginator: ['data', 'paginatorInfo'],
-      PaginatorInfo: [
-        'count',
-        'currentPage',
-        'firstItem',
-        'hasMorePages',
-        'lastItem',
-        'lastPage',
-        'perPage',
-        'total',
-        'endCursor',
-      ],
-      Product: ['id', 'name', 'sku', 'steps', 'createdAt', 'updatedAt', 'basePrice', 'currency', 'rules'],
-      Step: ['id', 'name', 'order', 'components', 'createdAt', 'updatedAt', 'required'],
-      Component: [
-        'id',
-        'name',
-        'position',
-        'customisations',
-        'createdAt',
-        'updatedAt',
-        'minSelections',
-        'maxSelections',
-      ],
-      Customisation: ['id', 'name', 'type', 'price', 'createdAt', 'updatedAt', 'priceMode'],
-      ConfigurationRule: ['id', 'kind', 'customisation', 'other', 'message'],
-      ConfigurationCheck: ['product', 'valid', 'violations', 'price'],
-      Violation: ['code', 'message', 'stepId', 'componentId', 'customisationId', 'otherCustomisationId'],
-      PriceBreakdown: ['base', 'lines', 'total'],
-      PriceLine: ['customisationId', 'name', 'mode', 'amount', 'customisation'],
-      Money: ['amount', 'currency'],
-    },
+    // Which fields the response cache may share: @sharedCache in the SDL (configure answers from the
+    // catalogue and its arguments alone, and a change to its product drops it: changes.ts).
     // How `npm run codegen` types the resolvers: paths from ./generated/.
     codegen: {
       contextType: '../context.ts#CatalogContext',

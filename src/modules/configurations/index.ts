@@ -39,6 +39,8 @@ export const configurationsModule = {
   abilities: [
     { name: CONFIGURATIONS_WRITE, description: 'Save configurations (saveConfiguration; with catalog:read).' },
   ],
+  // No field is @sharedCache: a saved configuration is not catalogue data, and its deletion
+  // notifies no other instance.
   graphql,
   settings: (config) => config.configurations,
   create: ({ db, config, logger }) => ({

@@ -226,6 +226,10 @@ export type ResolversParentTypes = {
   MeToken: MeToken;
 };
 
+export type SharedCacheDirectiveArgs = { };
+
+export type SharedCacheDirectiveResolver<Result, Parent, ContextType = AuthRequestContext, Args = SharedCacheDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
 export type QueryResolvers<ContextType = AuthRequestContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   me?: Resolver<ResolversTypes['Me'], ParentType, ContextType>;
 };
@@ -274,3 +278,6 @@ export type Resolvers<ContextType = AuthRequestContext> = {
   MeToken?: MeTokenResolvers<ContextType>;
 };
 
+export type DirectiveResolvers<ContextType = AuthRequestContext> = {
+  sharedCache?: SharedCacheDirectiveResolver<any, any, ContextType>;
+};

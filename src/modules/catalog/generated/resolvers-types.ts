@@ -1382,6 +1382,10 @@ export type ResolversParentTypes = {
   ProductOrderBy: ProductOrderBy;
 };
 
+export type SharedCacheDirectiveArgs = { };
+
+export type SharedCacheDirectiveResolver<Result, Parent, ContextType = CatalogContext, Args = SharedCacheDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
 export type QueryResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   configure?: Resolver<Maybe<ResolversTypes['ConfigurationCheck']>, ParentType, ContextType, RequireFields<QueryConfigureArgs, 'productId' | 'selections'>>;
   products?: Resolver<ResolversTypes['ProductPaginator'], ParentType, ContextType, RequireFields<QueryProductsArgs, 'first'>>;
@@ -1543,3 +1547,6 @@ export type Resolvers<ContextType = CatalogContext> = {
   ProductPaginator?: ProductPaginatorResolvers<ContextType>;
 };
 
+export type DirectiveResolvers<ContextType = CatalogContext> = {
+  sharedCache?: SharedCacheDirectiveResolver<any, any, ContextType>;
+};

@@ -1498,6 +1498,10 @@ export type ResolversParentTypes = {
   Configuration: ConfigurationRow;
 };
 
+export type SharedCacheDirectiveArgs = { };
+
+export type SharedCacheDirectiveResolver<Result, Parent, ContextType = ConfigurationsContext, Args = SharedCacheDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
 export type QueryResolvers<ContextType = ConfigurationsContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   configure?: Resolver<Maybe<ResolversTypes['ConfigurationCheck']>, ParentType, ContextType, RequireFields<QueryConfigureArgs, 'productId' | 'selections'>>;
   products?: Resolver<ResolversTypes['ProductPaginator'], ParentType, ContextType, RequireFields<QueryProductsArgs, 'first'>>;
@@ -1685,3 +1689,6 @@ export type Resolvers<ContextType = ConfigurationsContext> = {
   Configuration?: ConfigurationResolvers<ContextType>;
 };
 
+export type DirectiveResolvers<ContextType = ConfigurationsContext> = {
+  sharedCache?: SharedCacheDirectiveResolver<any, any, ContextType>;
+};
