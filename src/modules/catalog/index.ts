@@ -7,7 +7,7 @@ import { createProductTotal } from './total.ts';
 
 export type { CatalogDb, CatalogTables } from './tables.ts';
 export { countProducts } from './repository.ts';
-export { insertProductTrees, type NewProductTree } from './writes/repository.ts';
+export { insertProductTrees, type NewProductTree } from './writes/bulk-repository.ts';
 // What the configurations module needs of the catalogue: today's tree, checked and priced.
 export type { CatalogRequest } from './context.ts';
 export type { ProductParent } from './mappers.ts';

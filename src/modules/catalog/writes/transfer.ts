@@ -1,17 +1,12 @@
 import { isDatabaseUnavailable } from '../../../platform/db-errors.ts';
 import { Conflict, ValidationFailed, type FieldErrors } from '../../../platform/errors.ts';
 import type { CatalogDb } from '../tables.ts';
-import {
-  analyzeCatalog,
-  findProductsBySku,
-  findRules,
-  findTrees,
-  type ExportedProductRow,
-  type StoredRule,
-  type StoredTree,
-} from './repository.ts';
+import { analyzeCatalog, findProductsBySku, type ExportedProductRow } from './bulk-repository.ts';
+import { upsertProduct, type UpsertOutcome } from './products.ts';
+import { findRules, type StoredRule } from './rule-repository.ts';
+import type { WriteContext } from './transaction.ts';
+import { findTrees, type StoredTree } from './tree-repository.ts';
 import { refsById } from './upsert-plan.ts';
-import { upsertProduct, type UpsertOutcome, type WriteContext } from './service.ts';
 import type { ProductInput } from './validation.ts';
 
 // The catalogue as a file: `{"products": [UpsertProductInput…]}`, without ids, so it imports anywhere.

@@ -1,4 +1,6 @@
-import type { NewRows, NewRule, RowChanges, StoredRule, StoredTree } from './repository.ts';
+import type { NewRows, RowChanges } from './repository.ts';
+import type { NewRule, StoredRule } from './rule-repository.ts';
+import type { StoredTree } from './tree-repository.ts';
 import {
   Checker,
   type ComponentValues,
