@@ -32,7 +32,8 @@ export {
 export { evaluate, MAX_SELECTIONS, type ProductTree, type TreeRule } from './configure/engine.ts';
 // The command line's: the catalogue's export and import (admin catalog:*), its cursors and loaders (scripts/bench, measure-*).
 export { exportCatalog, importCatalog, ImportStopped, type ImportItem, type ImportSummary } from './writes/transfer.ts';
-export { MAX_TEXT_CHARACTERS, validSku, type ProductInput } from './writes/validation.ts';
+export { MAX_TEXT_CHARACTERS, validSku } from './writes/checker.ts';
+export { type ProductInput } from './writes/inputs.ts';
 export { encodeCursor } from './pagination.ts';
 export { productCursorAfter } from './service.ts';
 export { createCatalogLoaders, type CatalogLoaders } from './loaders.ts';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { CatalogDb } from '../tables.ts';
 import { insertRows } from './repository.ts';
-import type { StepValues } from './validation.ts';
+import type { StepValues } from './inputs.ts';
 
 // Whole catalogues at once: the export's pages, the seed's and tests' bulk insert, statistics after an import.
 

@@ -14,9 +14,9 @@ import {
 import { assertRuleEndsNameable } from './rules.ts';
 import { lockVersion, readBack, transact, type Changes, type Versioned, type WriteContext } from './transaction.ts';
 import { countChildren, findChildIds, findComponentBounds } from './tree-repository.ts';
+import { Checker, check } from './checker.ts';
+import type { ComponentInput, CustomisationInput, PriceMode, StepInput, TreeSize } from './inputs.ts';
 import {
-  Checker,
-  check,
   checkChanges,
   checkComponent,
   checkCustomisation,
@@ -26,11 +26,6 @@ import {
   customisationRules,
   sizeOf,
   stepRules,
-  type ComponentInput,
-  type CustomisationInput,
-  type PriceMode,
-  type StepInput,
-  type TreeSize,
 } from './validation.ts';
 
 // The granular writes of a product's children: one step, component or customisation (and what it

@@ -23,7 +23,8 @@ import {
 } from './transaction.ts';
 import { findTrees } from './tree-repository.ts';
 import { isEmptyPlan, isEmptyRulePlan, planRules, planUpsert, type RulePlan } from './upsert-plan.ts';
-import { checkChanges, checkProduct, productRules, type ProductInput, type ProductValues } from './validation.ts';
+import type { ProductInput, ProductValues } from './inputs.ts';
+import { checkChanges, checkProduct, productRules } from './validation.ts';
 
 // Writes of a whole product: create, upsert (the import's write), change its own fields, delete.
 

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { componentColumns, customisationColumns, productColumns, stepColumns } from '../repository.ts';
 import type { ComponentRow, CustomisationRow, ProductRow, StepRow } from '../repository.ts';
 import type { CatalogDb } from '../tables.ts';
-import type { ComponentValues, CustomisationValues, PriceMode, StepValues, TreeSize } from './validation.ts';
+import type { ComponentValues, CustomisationValues, PriceMode, StepValues, TreeSize } from './inputs.ts';
 
 /** A unique key the database refused: which one, for transact (transaction.ts) to put at the input's path. */
 export class DuplicateKey extends Error {

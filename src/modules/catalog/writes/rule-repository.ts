@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { RuleRow } from '../repository.ts';
 import type { CatalogDb } from '../tables.ts';
-import type { RuleKind } from './validation.ts';
+import type { RuleKind } from './inputs.ts';
 
 // Rules. Ends are stored customisation ids; whole-tree writes name them by CustomisationRef and resolve
 // the refs against the stored tree once the tree is written (upsert-plan.ts resolveRules).

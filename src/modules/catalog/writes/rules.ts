@@ -5,7 +5,9 @@ import { deleteRuleRow, findRules, insertRules } from './rule-repository.ts';
 import { lockVersion, transact, type Versioned, type WriteContext } from './transaction.ts';
 import { findTrees } from './tree-repository.ts';
 import { refIndex, refsById } from './upsert-plan.ts';
-import { check, maxRulesOf, ruleKey, type RuleKind } from './validation.ts';
+import { check } from './checker.ts';
+import { maxRulesOf, type RuleKind } from './inputs.ts';
+import { ruleKey } from './rule-validation.ts';
 
 // The granular writes of a product's configuration rules, and the check that keeps their ends nameable.
 

@@ -4,7 +4,7 @@ import type { Logger } from '../../../platform/logger.ts';
 import { findComponentsByIds, findCustomisationsByIds, findProductsByIds, findStepsByIds } from '../repository.ts';
 import type { CatalogDb } from '../tables.ts';
 import { DuplicateKey, lockProductOf, type Owned, type ProductVersion } from './repository.ts';
-import type { WriteLimits } from './validation.ts';
+import type { WriteLimits } from './inputs.ts';
 
 // What every catalogue write shares: one transaction, the product's lock and version check, the log line.
 

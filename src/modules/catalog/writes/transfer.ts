@@ -7,7 +7,7 @@ import { findRules, type StoredRule } from './rule-repository.ts';
 import type { WriteContext } from './transaction.ts';
 import { findTrees, type StoredTree } from './tree-repository.ts';
 import { refsById } from './upsert-plan.ts';
-import type { ProductInput } from './validation.ts';
+import type { ProductInput } from './inputs.ts';
 
 // The catalogue as a file: `{"products": [UpsertProductInput…]}`, without ids, so it imports anywhere.
 

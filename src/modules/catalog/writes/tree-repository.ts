@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { CatalogDb } from '../tables.ts';
-import type { PriceMode } from './validation.ts';
+import type { PriceMode } from './inputs.ts';
 
 // What writes read of stored trees, inside their transaction: to plan an upsert, export, check a limit.
 

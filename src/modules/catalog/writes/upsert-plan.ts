@@ -1,16 +1,16 @@
 import type { NewRows, RowChanges } from './repository.ts';
 import type { NewRule, StoredRule } from './rule-repository.ts';
 import type { StoredTree } from './tree-repository.ts';
-import {
-  Checker,
-  type ComponentValues,
-  type CustomisationValues,
-  type CustomisationRef,
-  type ProductValues,
-  type RuleValues,
-  type StepValues,
-  ruleKey,
-} from './validation.ts';
+import { Checker } from './checker.ts';
+import type {
+  ComponentValues,
+  CustomisationValues,
+  CustomisationRef,
+  ProductValues,
+  RuleValues,
+  StepValues,
+} from './inputs.ts';
+import { ruleKey } from './rule-validation.ts';
 
 // upsertProduct's matching rule: a stored child is kept (with its id) when the input names its id, or
 // else when it has the input's key under the same parent: steps by `order`, components by `position`,
