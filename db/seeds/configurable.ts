@@ -1,4 +1,4 @@
-import type { CatalogDb } from '../../src/modules/catalog/index.ts';
+import type { CatalogDb } from '../../src/modules/catalog/tools.ts';
 
 /**
  * The demo's configurable products: hand-written trees with base prices, required steps, selection

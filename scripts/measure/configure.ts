@@ -9,7 +9,7 @@ import {
   type ProductTree,
   type Selection,
   type TreeRule,
-} from '../../src/modules/catalog/index.ts';
+} from '../../src/modules/catalog/tools.ts';
 import type { Database } from '../../src/modules/index.ts';
 import { createDatabase, databaseOptions } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { seedCatalog } from '../../db/seeds/catalog.ts';
-import { createCatalogLoaders } from '../../src/modules/catalog/index.ts';
+import { createCatalogLoaders } from '../../src/modules/catalog/tools.ts';
 import type { Database } from '../../src/modules/index.ts';
 import { createDatabase } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
