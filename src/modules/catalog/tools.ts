@@ -5,7 +5,8 @@ export type { CatalogDb } from './tables.ts';
 export { countProducts } from './repository.ts';
 export { insertProductTrees, type NewProductTree } from './writes/bulk-repository.ts';
 // admin catalog:export and catalog:import.
-export { exportCatalog, importCatalog, ImportStopped, type ImportItem, type ImportSummary } from './writes/transfer.ts';
+export { exportCatalog } from './writes/catalog-export.ts';
+export { importCatalog, ImportStopped, type ImportItem, type ImportSummary } from './writes/catalog-import.ts';
 export { MAX_TEXT_CHARACTERS, validSku } from './writes/checker.ts';
 export type { ProductInput } from './writes/inputs.ts';
 // measure:configure's engine-only figures.
