@@ -186,7 +186,7 @@ async function runWorkers(
 }
 
 /**
- * Upserts each product through the write service, one transaction each, a few at a time, reading the
+ * Upserts each product (upsertProduct), one transaction each, a few at a time, reading the
  * items only as fast as they are written. Every product succeeds or fails on its own: invalid input, a
  * conflict or an error the database raises for that product's statements fails that product and the
  * rest go on. Only a database that is away stops the import (ImportStopped). Repeated skus are the
