@@ -24,7 +24,7 @@ export default defineConfig(
       'dist/',
       'coverage/',
       '**/node_modules/',
-      'src/modules/catalog/generated/',
+      'src/modules/*/generated/',
       'test-results/',
       'bench-profiles/',
       '.data/',

@@ -2,7 +2,12 @@ import type http from 'node:http';
 import type { Config } from './config.ts';
 import { createGraphQLEndpoint } from './graphql/endpoint.ts';
 import { createGraphiQL } from './graphql/graphiql.ts';
-import { createResponseStore, followChanges, type ResponseStore } from './graphql/response-cache.ts';
+import {
+  createResponseCache,
+  createStoredAnswers,
+  followChanges,
+  type ResponseCache,
+} from './graphql/response-cache/index.ts';
 import { createGraphQLHandler, CSRF_HEADERS, GRAPHQL_PATH } from './graphql/yoga.ts';
 import { createCors } from './http/cors.ts';
 import { createHealthRoutes } from './http/health.ts';
@@ -16,7 +21,6 @@ import {
   CATALOG_CHANGED,
   catalogChangedTags,
   createModules,
-  GRAPHQL_MODULES,
   serviceSchema,
   TOKENS_CHANGED,
   type Database,
@@ -68,15 +72,15 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
           url: config.database.listenUrl,
         })
       : undefined;
-  let responseCache: ResponseStore | undefined;
+  let responseCache: ResponseCache | undefined;
   if (changes && config.caches.response.maxEntries > 0) {
-    const store = createResponseStore({ ...config.caches.response, registry: metrics.registry });
-    followChanges(store, changes, CATALOG_CHANGED, catalogChangedTags);
-    responseCache = store;
+    responseCache = createResponseCache({ ...config.caches.response, registry: metrics.registry });
+    followChanges(responseCache, changes, CATALOG_CHANGED, catalogChangedTags);
   }
 
   const modules = createModules({ db: database.db, config, logger, registry: metrics.registry, changes });
   const parts: ModuleParts[] = Object.values(modules);
+  const storedAnswers = responseCache && createStoredAnswers(responseCache);
   const graphiql = createGraphiQL(config.graphiql);
   graphiql.start();
   const graphql = createGraphQLEndpoint({
@@ -85,13 +89,10 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
       logger,
       schema: serviceSchema(),
       contextParts: parts.flatMap((p) => (p.graphqlContext ? [p.graphqlContext] : [])),
-      responseCache: responseCache && {
-        store: responseCache,
-        publicFields: GRAPHQL_MODULES.flatMap((m) => (m.publicFields ? [m.publicFields] : [])),
-      },
+      responseCache: responseCache && storedAnswers && { cache: responseCache, storedAnswers },
     }),
     graphiql,
-    responseStore: responseCache,
+    storedAnswers,
     maxBodyBytes: config.graphql.maxBodyBytes,
     maxInFlightPerToken: config.graphql.maxInFlightPerToken,
     maxInFlightPerUser: config.graphql.maxInFlightPerUser,

@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { sql } from 'kysely';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../src/config.ts';
 import { largestTree } from '../lib/largest-tree.ts';
@@ -140,7 +141,7 @@ try {
     .innerJoin('components as c', 'c.id', 'x.component_id')
     .innerJoin('steps as s', 's.id', 'c.step_id')
     .where('s.product_id', '=', productId)
-    .select(['x.id', 'x.component_id', 'x.name', 'x.type', 'x.price'])
+    .select(['x.id', 'x.component_id', 'x.name', 'x.type', sql<number>`(x.price * 100)::float8`.as('priceCents')])
     .orderBy('s.order')
     .orderBy('c.position')
     .orderBy('c.id')
@@ -163,7 +164,7 @@ try {
 
   // 1. The engine alone, on the same tree.
   const tree = (ruleSet: Omit<TreeRule, 'id'>[]): ProductTree => ({
-    basePrice: '0.00',
+    basePriceCents: 0,
     currency: 'EUR',
     steps: Array.from({ length: steps }, (_, s) => ({
       id: `s${s}`,
@@ -180,7 +181,7 @@ try {
           id: r.id,
           name: r.name,
           type: r.type,
-          price: r.price,
+          priceCents: r.priceCents,
           priceMode: 'ADD' as const,
         })),
       })),

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { group, intInRange, optionalNonEmpty, postgresUrl } from './values.ts';
+import { group, intInRange, optionalInt, optionalNonEmpty, postgresUrl } from './values.ts';
 
 // The process and its edges: runtime and workers, logging, HTTP, the database, the caches, metrics.
 
@@ -113,6 +113,9 @@ export const caches = group(
     RESPONSE_CACHE_MAX_ENTRIES: intInRange(0, 10_000_000).default(10_000),
     RESPONSE_CACHE_MAX_BYTES: intInRange(1024, 64 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
     RESPONSE_CACHE_TTL_MS: intInRange(1, 86_400_000).default(300_000),
+    // Unset: a sixteenth of RESPONSE_CACHE_MAX_BYTES, so a few heavy answers cannot flush the many light ones.
+    RESPONSE_CACHE_MAX_ANSWER_BYTES: optionalInt(1, 64 * 1024 * 1024 * 1024),
+    RESPONSE_CACHE_TOKEN_SHARE_PERCENT: intInRange(1, 100).default(25),
     // 0 entries turns the token cache off: every request looks its token up.
     TOKEN_CACHE_MAX_ENTRIES: intInRange(0, 10_000_000).default(10_000),
     TOKEN_CACHE_TTL_MS: intInRange(1, 3_600_000).default(60_000),
@@ -123,6 +126,9 @@ export const caches = group(
     response: {
       maxEntries: e.RESPONSE_CACHE_MAX_ENTRIES,
       maxBytes: e.RESPONSE_CACHE_MAX_BYTES,
+      maxAnswerBytes: e.RESPONSE_CACHE_MAX_ANSWER_BYTES ?? Math.floor(e.RESPONSE_CACHE_MAX_BYTES / 16),
+      /** Binds only once the token's answers would evict others'. */
+      maxTokenShare: e.RESPONSE_CACHE_TOKEN_SHARE_PERCENT / 100,
       ttlMs: e.RESPONSE_CACHE_TTL_MS,
     },
     /** maxEntries 0: every request looks its token up. */

@@ -10,14 +10,14 @@ export interface ServerContext {
 /** The context every resolver sees; each module adds its own per-request part (its loaders). */
 export type GraphQLContext = ServerContext & YogaInitialContext;
 
-/** Fields whose answer is the same for every caller, by type: `{ Product: ['id', 'name'] }`. */
-export type PublicFields = Readonly<Record<string, readonly string[]>>;
-
 /** A module's SDL (a folder under schema/), the resolvers for it, and how codegen types them. */
 export interface GraphQLModule {
   schemaDir: string;
   resolvers: object;
-  /** Fields whose answers are the same for every caller and may be shared by the response cache. */
-  publicFields?: PublicFields;
-  codegen?: { contextType: string; mappers: Record<string, string> };
+  codegen?: {
+    contextType: string;
+    mappers?: Record<string, string>;
+    /** SDL folders this module's SDL builds on (types it extends or returns), typed alongside its own. */
+    uses?: readonly string[];
+  };
 }

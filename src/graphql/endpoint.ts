@@ -6,8 +6,7 @@ import { HttpError } from '../platform/errors.ts';
 import { requestContext } from '../platform/request-context.ts';
 import { fromHttpError, sendGraphQLError, tooManyInFlightError } from './errors.ts';
 import { GRAPHIQL_ASSETS_PATH, type GraphiQL } from './graphiql.ts';
-import type { ResponseStore } from './response-cache.ts';
-import { answerFromStore, mayAnswerFromStore } from './stored-answer.ts';
+import type { StoredAnswers } from './response-cache/index.ts';
 import { GRAPHQL_PATH, type GraphQLHandler } from './yoga.ts';
 
 const PAGE_OR_API = ['text/html', 'application/graphql-response+json', 'application/json'];
@@ -54,8 +53,8 @@ function createInFlightCounter(limit: number) {
 
 export function createGraphQLEndpoint(deps: {
   yoga: GraphQLHandler;
-  /** The response cache, whose stored answers are sent without entering Yoga (stored-answer.ts). */
-  responseStore?: ResponseStore | undefined;
+  /** The response cache, whose stored answers are sent without entering Yoga (response-cache/serve.ts). */
+  storedAnswers?: StoredAnswers | undefined;
   graphiql: GraphiQL;
   maxBodyBytes: number;
   maxInFlightPerToken: number;
@@ -65,6 +64,7 @@ export function createGraphQLEndpoint(deps: {
   const { yoga, graphiql } = deps;
   const perToken = createInFlightCounter(deps.maxInFlightPerToken);
   const perUser = createInFlightCounter(deps.maxInFlightPerUser);
+  const stored = deps.storedAnswers;
   return {
     path: GRAPHQL_PATH,
     maxBodyBytes: deps.maxBodyBytes,
@@ -87,11 +87,11 @@ export function createGraphQLEndpoint(deps: {
       res.once('close', () => {
         if (!res.writableFinished) controller.abort();
       });
-      if (deps.responseStore && mayAnswerFromStore(req.method, req.headers)) {
+      if (stored?.mayAnswer(req)) {
         // Read here, and handed to Yoga as the request's body on a miss (@whatwg-node/server takes `req.body`).
         const body = await readBody(req, deps.maxBodyBytes);
         (req as IncomingMessage & { body?: Buffer }).body = body;
-        if (answerFromStore(deps.responseStore, session, body, req.headers, res)) return;
+        if (stored.answer(session, body, req, res)) return;
       }
       await yoga(req, res, { session, ip });
     },

@@ -6,7 +6,7 @@ import { isDatabaseUnavailable } from '../platform/db-errors.ts';
 import { HttpError, Outcome } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { requestContext } from '../platform/request-context.ts';
-import type { GraphQLContext, PublicFields, ServerContext } from './context.ts';
+import type { GraphQLContext, ServerContext } from './context.ts';
 import { MASKED_ERROR_MESSAGE, maskError } from './errors.ts';
 import { createParseCaches } from './parse-caches.ts';
 import { useCompiledExecution } from './plugins/use-compiled-execution.ts';
@@ -16,10 +16,14 @@ import { useGraphQLLimits } from './plugins/use-graphql-limits.ts';
 import { useOperationName } from './plugins/use-operation-name.ts';
 import { useOperationSelection } from './plugins/use-operation-selection.ts';
 import { useScopes } from './plugins/use-scopes.ts';
-import { useSharedResponseCache } from './plugins/use-shared-response-cache.ts';
 import { useTextInputs } from './plugins/use-text-inputs.ts';
 import { useUndeclaredBodyLimit } from './plugins/use-undeclared-body-limit.ts';
-import type { ResponseStore } from './response-cache.ts';
+import {
+  createShareability,
+  useResponseCache,
+  type ResponseCache,
+  type StoredAnswers,
+} from './response-cache/index.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -68,7 +72,7 @@ export function createGraphQLHandler(deps: {
   /** Each module's per-request part of the context (its loaders), called once per request. */
   contextParts: readonly (() => object)[];
   /** Absent: no response cache. */
-  responseCache?: { store: ResponseStore; publicFields: readonly PublicFields[] } | undefined;
+  responseCache?: { cache: ResponseCache; storedAnswers: StoredAnswers } | undefined;
 }) {
   const { config, logger, schema, contextParts, responseCache } = deps;
   const parseCaches = createParseCaches();
@@ -107,7 +111,9 @@ export function createGraphQLHandler(deps: {
       useExecutionDeadline(config.graphql.executionTimeoutMs, logger),
       // Last. Requests reach Yoga authenticated; a hit is served from the params, before parsing, and only
       // for a request identical (document, variables, scopes) to one that passed the checks above and ran.
-      ...(responseCache ? useSharedResponseCache(responseCache.store, schema, responseCache.publicFields) : []),
+      ...(responseCache
+        ? [useResponseCache(responseCache.cache, createShareability(schema), responseCache.storedAnswers)]
+        : []),
     ],
   });
 }

@@ -156,6 +156,62 @@ describe('configure', () => {
     expect(check.product.steps[0].components[0].customisations[0].priceMode).toBe('ADD');
   });
 
+  it('prices in exact cents from the database: 0.10 + 0.20 on the largest base', async () => {
+    // numeric(12,2) at its largest and the classic float trap: read as cents, summed as whole numbers.
+    const created = await mutate(
+      t,
+      admin,
+      `mutation ($input: CreateProductInput!) {
+        createProduct(input: $input) { id steps { components { customisations { id } } } } }`,
+      {
+        input: {
+          name: 'Cents',
+          sku: 'CENTS-1',
+          basePrice: 9999999999.99,
+          steps: [
+            {
+              name: 'Options',
+              order: 1,
+              components: [
+                {
+                  name: 'Extras',
+                  position: 1,
+                  maxSelections: null,
+                  customisations: [
+                    { name: 'Ten', type: 'dropdown', price: 0.1 },
+                    { name: 'Twenty', type: 'dropdown', price: 0.2 },
+                    { name: 'Largest', type: 'dropdown', price: 9999999999.99 },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      },
+    );
+    const productId: string = created.createProduct.id;
+    const ids: string[] = created.createProduct.steps[0].components[0].customisations.map((c: { id: string }) => c.id);
+    const selections = ids.map((customisationId) => ({ customisationId }));
+    const res = await t.graphql(CHECK, { token: user, variables: { productId, selections } });
+    expect(res.body.errors).toBeUndefined();
+    const { price, product: read } = res.body.data.configure;
+    expect(read.basePrice).toBe(9999999999.99);
+    expect(price.base.amount).toBe('9999999999.99');
+    expect(price.lines.map((l: { amount: { amount: string } }) => l.amount.amount)).toEqual([
+      '0.10',
+      '0.20',
+      '9999999999.99',
+    ]);
+    // The Float fields still answer the nearest double, which prints as the stored decimal.
+    expect(price.lines.map((l: { customisation: { price: number } }) => l.customisation.price)).toEqual([
+      0.1, 0.2, 9999999999.99,
+    ]);
+    expect(price.total.amount).toBe('20000000000.28');
+
+    const two = await t.graphql(CHECK, { token: user, variables: { productId, selections: selections.slice(0, 2) } });
+    expect(two.body.data.configure.price.total.amount).toBe('10000000000.29');
+  });
+
   it('a rule message, a missing value; then the fixed selection is valid', async () => {
     const bad = await t.graphql(CHECK, {
       token: user,

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import {
   buildClientSchema,
   getIntrospectionQuery,
@@ -11,7 +12,7 @@ import {
   type IntrospectionQuery,
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateResolverTypes, resolverTypesFile } from '../../scripts/codegen.ts';
+import { generatedFiles, typedModules } from '../../scripts/codegen.ts';
 import { serviceSchema } from '../../src/modules/index.ts';
 import { PRINTED_SCHEMA_FILE, printSchemaFile } from '../../src/graphql/sdl.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
@@ -99,7 +100,13 @@ describe('descriptions', () => {
 });
 
 describe('generated resolver types', () => {
+  it('type every module with resolvers', () => {
+    expect(typedModules().map((m) => m.name)).toEqual(['auth', 'catalog', 'configurations']);
+  });
+
   it('are up to date with schema/: run `npm run codegen` after editing schema/', async () => {
-    expect(await generateResolverTypes('catalog')).toBe(fs.readFileSync(resolverTypesFile('catalog'), 'utf8'));
+    const files = await generatedFiles();
+    expect(files.map((f) => path.relative(process.cwd(), f.file))).toContain('src/modules/catalog/generated/enums.ts');
+    for (const { file, text } of files) expect(text, file).toBe(fs.readFileSync(file, 'utf8'));
   });
 });

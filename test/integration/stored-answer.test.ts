@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedCatalog } from '../../db/seeds/catalog.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
-// A stored answer is sent before Yoga runs (src/graphql/stored-answer.ts). A client cannot tell:
+// A stored answer is sent before Yoga runs (src/graphql/response-cache/serve.ts). A client cannot tell:
 // the same status, headers and bytes as the answer Yoga sent when it executed, whatever it accepts;
 // and only a request identical to the one that was answered, by a caller with the same scopes.
 

@@ -4,7 +4,8 @@ import type { GraphQLModule } from '../../graphql/context.ts';
 import type { Config } from '../../config.ts';
 import type { Module } from '../module.ts';
 import { createAuthenticator } from './authenticate.ts';
-import { authResolvers, createAuthRequest } from './me.ts';
+import { createAuthRequest } from './context.ts';
+import { authResolvers } from './me.ts';
 import { getDummyHash } from './password.ts';
 import { createAuthRoutes, TOKENS_MANAGE } from './routes.ts';
 import { createAuthService } from './service.ts';
@@ -31,17 +32,21 @@ export { hashPassword, verifyPassword } from './password.ts';
 /** What the auth module reads: its own settings and the token cache's. */
 export type AuthSettings = Config['auth'] & { tokenCache: Config['caches']['token'] };
 
+// `me` only; its fields are per caller, so none is listed as public to the response cache.
+const graphql: GraphQLModule = {
+  schemaDir: fileURLToPath(new URL('../../../schema/auth', import.meta.url)),
+  resolvers: authResolvers,
+  codegen: { contextType: '../context.ts#AuthRequestContext' },
+};
+
 /** Users, tokens and the login throttle: the /api/v1 routes and the authentication of every request. */
 export const authModule = {
   name: 'auth',
   abilities: [
     { name: TOKENS_MANAGE, description: "List, create and revoke the user's tokens (any token may log itself out)." },
   ],
-  // `me` only; its fields are per caller, so none is listed as public to the response cache.
-  graphql: {
-    schemaDir: fileURLToPath(new URL('../../../schema/auth', import.meta.url)),
-    resolvers: authResolvers,
-  } as GraphQLModule,
+  // `me` only; its fields are per caller, so none is marked @sharedCache.
+  graphql,
   settings: (config) => ({ ...config.auth, tokenCache: config.caches.token }),
   create({ db, config, logger, registry, abilities, changes }) {
     const cache =

@@ -8,11 +8,19 @@ import { createProductTotal } from './total.ts';
 export type { CatalogDb, CatalogTables } from './tables.ts';
 // What the configurations module needs of the catalogue: today's tree, checked and priced.
 export type { CatalogRequest } from './context.ts';
-export type { ProductParent } from './mappers.ts';
+export type { ProductParent } from './parents.ts';
 // What a refusal's extensions weigh: an answer of errors is bounded like any other.
 export { jsonBytes } from './answer-weight.ts';
-export { configureProduct, money, priceBreakdownParent, type Configured } from './configure/service.ts';
-export type { Selection } from './configure/engine.ts';
+export {
+  configureProduct,
+  money,
+  priceBreakdownParent,
+  type Configured,
+  type MoneyParent,
+  type PriceBreakdownParent,
+  type PriceLineParent,
+} from './configure/service.ts';
+export type { PriceMode, Selection } from './configure/engine.ts';
 // The command line's, the seeds' and the tests' (bulk inserts, export and import, the engine alone): tools.ts.
 
 export const CATALOG_READ = 'catalog:read';
@@ -34,53 +42,18 @@ export const catalogModule = {
   graphql: {
     schemaDir: fileURLToPath(new URL('../../../schema/catalog', import.meta.url)),
     resolvers: catalogResolvers,
-    // The catalogue reads the same for every token; a field added later stays uncached until listed here.
-    publicFields: {
-      // configure answers from the catalogue alone (and its arguments, part of the key); a change to
-      // its product, rules included, drops it (changes.ts).
-      Query: ['products', 'product', 'productBySku', 'configure'],
-      ProductPaginator: ['data', 'paginatorInfo'],
-      PaginatorInfo: [
-        'count',
-        'currentPage',
-        'firstItem',
-        'hasMorePages',
-        'lastItem',
-        'lastPage',
-        'perPage',
-        'total',
-        'endCursor',
-      ],
-      Product: ['id', 'name', 'sku', 'steps', 'createdAt', 'updatedAt', 'basePrice', 'currency', 'rules'],
-      Step: ['id', 'name', 'order', 'components', 'createdAt', 'updatedAt', 'required'],
-      Component: [
-        'id',
-        'name',
-        'position',
-        'customisations',
-        'createdAt',
-        'updatedAt',
-        'minSelections',
-        'maxSelections',
-      ],
-      Customisation: ['id', 'name', 'type', 'price', 'createdAt', 'updatedAt', 'priceMode'],
-      ConfigurationRule: ['id', 'kind', 'customisation', 'other', 'message'],
-      ConfigurationCheck: ['product', 'valid', 'violations', 'price'],
-      Violation: ['code', 'message', 'stepId', 'componentId', 'customisationId', 'otherCustomisationId'],
-      PriceBreakdown: ['base', 'lines', 'total'],
-      PriceLine: ['customisationId', 'name', 'mode', 'amount', 'customisation'],
-      Money: ['amount', 'currency'],
-    },
+    // Which fields the response cache may share: @sharedCache in the SDL (configure answers from the
+    // catalogue and its arguments alone, and a change to its product drops it: changes.ts).
     // How `npm run codegen` types the resolvers: paths from ./generated/.
     codegen: {
       contextType: '../context.ts#CatalogContext',
       mappers: {
-        Product: '../mappers.ts#ProductParent',
-        Step: '../mappers.ts#StepParent',
-        Component: '../mappers.ts#ComponentParent',
-        Customisation: '../mappers.ts#CustomisationParent',
+        Product: '../parents.ts#ProductParent',
+        Step: '../parents.ts#StepParent',
+        Component: '../parents.ts#ComponentParent',
+        Customisation: '../parents.ts#CustomisationParent',
         ProductPaginator: '../service.ts#ProductPage',
-        ConfigurationRule: '../mappers.ts#ConfigurationRuleParent',
+        ConfigurationRule: '../parents.ts#ConfigurationRuleParent',
         ConfigurationCheck: '../configure/service.ts#ConfigurationCheckParent',
         PriceBreakdown: '../configure/service.ts#PriceBreakdownParent',
         PriceLine: '../configure/service.ts#PriceLineParent',

@@ -6,7 +6,7 @@ import type {
   CustomisationParent,
   ProductParent,
   StepParent,
-} from './mappers.ts';
+} from './parents.ts';
 import {
   findComponentsByIds,
   findComponentsByStepIds,

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import type { PriceMode } from './generated/enums.ts';
 import type { CatalogDb } from './tables.ts';
 import { preparedQuery } from '../../platform/prepared.ts';
 import type {
@@ -7,11 +8,13 @@ import type {
   CustomisationParent,
   ProductParent,
   StepParent,
-} from './mappers.ts';
+} from './parents.ts';
 
 // Reads return rows shaped as GraphQL parents: ids and parent keys cast to text, prices to float8, so pg parses
 // nothing and no mapper copies a row. float8 is exact: numeric(12,2) has at most 12 significant digits, and
 // PostgreSQL prints the shortest text that reads back as the same double, as Number('12.50') gives 12.5.
+// Cents are multiplied out in numeric, exactly, then sent as float8: a whole number below 10^14, which a
+// double holds exactly (int8 would arrive as a string to parse). No float arithmetic ever touches them.
 
 export type ProductRow = ProductParent;
 export interface StepRow extends StepParent {
@@ -32,8 +35,10 @@ const productIdText = sql<string>`product_id::text`.as('product_id');
 const stepIdText = sql<string>`step_id::text`.as('step_id');
 const componentIdText = sql<string>`component_id::text`.as('component_id');
 const priceFloat = sql<number>`price::float8`.as('price');
+const priceCents = sql<number>`(price * 100)::float8`.as('priceCents');
 const basePriceFloat = sql<number>`base_price::float8`.as('basePrice');
-const priceMode = sql<'ADD' | 'REPLACE_BASE'>`price_mode`.as('priceMode');
+const basePriceCents = sql<number>`(base_price * 100)::float8`.as('basePriceCents');
+const priceMode = sql<PriceMode>`price_mode`.as('priceMode');
 const minSelections = sql<number>`min_selections`.as('minSelections');
 const maxSelections = sql<number | null>`max_selections`.as('maxSelections');
 const epochMs = (column: string) => sql<number>`(extract(epoch from ${sql.ref(column)}) * 1000)::float8`;
@@ -63,6 +68,7 @@ const PAGE_COLUMNS = sql.join([
   sql.ref('name'),
   sql.ref('sku'),
   basePriceFloat,
+  basePriceCents,
   sql.ref('currency'),
   createdAtMs,
   updatedAtMs,
@@ -126,6 +132,7 @@ export const productColumns = [
   'name',
   'sku',
   basePriceFloat,
+  basePriceCents,
   'currency',
   createdAtMs,
   updatedAtMs,
@@ -150,6 +157,7 @@ export const customisationColumns = [
   'name',
   'type',
   priceFloat,
+  priceCents,
   priceMode,
   createdAtMs,
   updatedAtMs,

@@ -1,7 +1,7 @@
 import { BadInput } from '../../platform/errors.ts';
 import type { CatalogDb } from './tables.ts';
 import type { CatalogLoaders } from './loaders.ts';
-import type { ProductParent } from './mappers.ts';
+import type { ProductParent } from './parents.ts';
 import {
   buildPaginatorInfo,
   decodeCursor,

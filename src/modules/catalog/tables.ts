@@ -1,4 +1,5 @@
 import type { Generated, Kysely } from 'kysely';
+import type { PriceMode, RuleKind } from './generated/enums.ts';
 
 /** As pg returns them: bigint ids and numeric prices arrive as strings. */
 export interface ProductTable {
@@ -42,7 +43,7 @@ export interface CustomisationTable {
   name: string;
   type: string;
   price: string;
-  price_mode: Generated<'ADD' | 'REPLACE_BASE'>;
+  price_mode: Generated<PriceMode>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -51,7 +52,7 @@ export interface CustomisationTable {
 export interface ConfigurationRuleTable {
   id: Generated<string>;
   product_id: string;
-  kind: 'REQUIRES' | 'EXCLUDES';
+  kind: RuleKind;
   customisation_id: string;
   other_customisation_id: string;
   message: string | null;

@@ -1,55 +1,16 @@
-import DataLoader from 'dataloader';
-import type { GraphQLResolveInfo } from 'graphql';
-import type { GraphQLContext } from '../../graphql/context.ts';
-import {
-  configureProduct,
-  money,
-  priceBreakdownParent,
-  type CatalogRequest,
-  type Configured,
-  type Selection,
-} from '../catalog/index.ts';
+import { configureProduct, money, priceBreakdownParent, type Configured, type Selection } from '../catalog/index.ts';
+import type { ConfigurationsContext } from './context.ts';
+import type { Resolvers } from './generated/resolvers-types.ts';
 import { isConfigurationId } from './ids.ts';
-import { findConfigurationsByIds, type ConfigurationRow } from './repository.ts';
+import type { ConfigurationRow } from './repository.ts';
 import { removeConfiguration, saveConfiguration } from './service.ts';
-import type { ConfigurationDb } from './tables.ts';
 import { NotFound } from '../../platform/errors.ts';
-import type { Logger } from '../../platform/logger.ts';
 
-/** The module's part of a request's context: its loader, and today's evaluation of each configuration read. */
-export interface ConfigurationsRequest {
-  db: ConfigurationDb;
-  logger: Logger;
-  savesPerMinute: number;
-  configurationsById: DataLoader<string, ConfigurationRow | null>;
-  current: WeakMap<ConfigurationRow, Promise<Configured | null>>;
-}
-
-export function createConfigurationsRequest(
-  db: ConfigurationDb,
-  logger: Logger,
-  savesPerMinute: number,
-): ConfigurationsRequest {
-  return {
-    db,
-    logger,
-    savesPerMinute,
-    configurationsById: new DataLoader(async (ids) => {
-      const rows = new Map((await findConfigurationsByIds(db, ids)).map((r) => [r.id, r]));
-      return ids.map((id) => rows.get(id) ?? null);
-    }),
-    current: new WeakMap(),
-  };
-}
-
-type Context = GraphQLContext & { catalog: CatalogRequest; configurations: ConfigurationsRequest };
-type Info = GraphQLResolveInfo;
-
-const byId = (id: string, ctx: Context) =>
+const byId = (id: string, ctx: ConfigurationsContext) =>
   isConfigurationId(id) ? ctx.configurations.configurationsById.load(id) : null;
 
 /** The saved choices checked and priced against today's catalogue, once per configuration and request. */
-function current(row: ConfigurationRow, ctx: Context): Promise<Configured | null> {
+function current(row: ConfigurationRow, ctx: ConfigurationsContext): Promise<Configured | null> {
   let evaluation = ctx.configurations.current.get(row);
   if (!evaluation) {
     const selections: Selection[] = row.selections.map((s) => ({ customisationId: s.customisationId, value: s.value }));
@@ -69,12 +30,12 @@ const snapshotLines = (row: ConfigurationRow) =>
 
 // Every value handed over is weighed against the request's answer bound first (the catalogue's budget): a
 // saved configuration holds up to 1,000 choices with the customer's text, and aliases repeat it.
-export const configurationResolvers = {
+export const configurationResolvers: Resolvers = {
   Query: {
-    configuration: (_: unknown, args: { id: string }, ctx: Context) => byId(args.id, ctx),
+    configuration: (_, args, ctx) => byId(args.id, ctx),
   },
   Mutation: {
-    saveConfiguration: (_: unknown, args: { productId: string; selections: Selection[] }, ctx: Context) =>
+    saveConfiguration: (_, args, ctx) =>
       saveConfiguration(
         {
           db: ctx.configurations.db,
@@ -86,16 +47,16 @@ export const configurationResolvers = {
         args.productId,
         args.selections,
       ),
-    deleteConfiguration: (_: unknown, args: { id: string }, ctx: Context) => {
+    deleteConfiguration: (_, args, ctx) => {
       if (!isConfigurationId(args.id)) throw new NotFound(`No configuration with id "${args.id}".`);
       return removeConfiguration(ctx.configurations.db, ctx.configurations.logger, ctx.session, args.id);
     },
   },
   Configuration: {
-    __resolveReference: (ref: { id: string }, ctx: Context) => byId(ref.id, ctx),
-    product: async (row: ConfigurationRow, _: unknown, ctx: Context, info: Info) =>
+    __resolveReference: (ref, ctx) => byId(ref.id, ctx),
+    product: async (row, _, ctx, info) =>
       ctx.catalog.answer.charge(await ctx.catalog.loaders.productsById.load(row.productId), info),
-    selections: (row: ConfigurationRow, _: unknown, ctx: Context, info: Info) =>
+    selections: (row, _, ctx, info) =>
       ctx.catalog.answer.charge(
         row.selections.map((s) => ({
           customisationId: s.customisationId,
@@ -106,7 +67,7 @@ export const configurationResolvers = {
         })),
         info,
       ),
-    price: (row: ConfigurationRow, _: unknown, ctx: Context, info: Info) =>
+    price: (row, _, ctx, info) =>
       ctx.catalog.answer.charge(
         {
           base: money(row.baseCents, row.currency),
@@ -115,14 +76,13 @@ export const configurationResolvers = {
         },
         info,
       ),
-    currentPrice: async (row: ConfigurationRow, _: unknown, ctx: Context, info: Info) => {
+    currentPrice: async (row, _, ctx, info) => {
       const now = await current(row, ctx);
       if (!now) return null;
       return ctx.catalog.answer.charge(priceBreakdownParent(now.evaluation.price), info);
     },
-    valid: async (row: ConfigurationRow, _: unknown, ctx: Context) =>
-      (await current(row, ctx))?.evaluation.valid ?? false,
-    changedSince: async (row: ConfigurationRow, _: unknown, ctx: Context) => {
+    valid: async (row, _, ctx) => (await current(row, ctx))?.evaluation.valid ?? false,
+    changedSince: async (row, _, ctx) => {
       const product = await ctx.catalog.loaders.productsById.load(row.productId);
       return !product || product.updatedAt > row.productUpdatedAt;
     },

@@ -1,11 +1,12 @@
 import type { ColumnType, Generated, Kysely } from 'kysely';
+import type { PriceMode } from '../catalog/index.ts';
 
 /** A chosen customisation as saved: name and price as they were, the customer's value as sent. */
 export interface SavedSelectionRow {
   customisationId: string;
   name: string;
   value: string | null;
-  mode: 'ADD' | 'REPLACE_BASE';
+  mode: PriceMode;
   amountCents: number;
 }
 

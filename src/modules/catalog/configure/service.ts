@@ -3,17 +3,18 @@ import { parseRowId } from '../../../platform/ids.ts';
 import type { AnswerBudget } from '../answer-size.ts';
 import { jsonBytes } from '../answer-weight.ts';
 import type { CatalogLoaders } from '../loaders.ts';
-import type { ProductParent } from '../mappers.ts';
+import type { ProductParent } from '../parents.ts';
 import {
   evaluate,
   selectionInputErrors,
   type Evaluation,
+  type PriceMode,
   type PriceBreakdown,
   type ProductTree,
   type Selection,
   type Violation,
 } from './engine.ts';
-import { centsFromFloat, formatCents } from './money.ts';
+import { formatCents } from './money.ts';
 
 // The shell around the pure engine: a product's tree comes through the request's loaders (one
 // statement per tree level plus one for the rules, shared with whatever else the request reads),
@@ -26,7 +27,7 @@ export interface MoneyParent {
 export interface PriceLineParent {
   customisationId: string;
   name: string;
-  mode: 'ADD' | 'REPLACE_BASE';
+  mode: PriceMode;
   amount: MoneyParent;
 }
 export interface PriceBreakdownParent {
@@ -80,7 +81,7 @@ export async function loadProductTree(loaders: CatalogLoaders, productId: string
     components.map((list) => Promise.all(list.map((c) => loaders.customisationsByComponentId.load(c.id)))),
   );
   const tree: ProductTree = {
-    basePrice: formatCents(centsFromFloat(product.basePrice)),
+    basePriceCents: product.basePriceCents,
     currency: product.currency,
     rules,
     steps: steps.map((step, i) => ({
@@ -101,7 +102,7 @@ export async function loadProductTree(loaders: CatalogLoaders, productId: string
             id: c.id,
             name: c.name,
             type: c.type,
-            price: formatCents(centsFromFloat(c.price)),
+            priceCents: c.priceCents,
             priceMode: c.priceMode,
           };
         }),

@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
 import { BadInput } from '../../../platform/errors.ts';
 import { EARLIEST_INSTANT, isStorableInstant, LATEST_INSTANT } from '../../../platform/instants.ts';
-import type { ProductParent } from '../mappers.ts';
+import type { ProductParent } from '../parents.ts';
 
 // What `products(search, filter, orderBy)` asks for, checked and put in one canonical form: the form
 // the SQL is built from and the form a cursor is bound to.

@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { ProductParent, StepParent, ComponentParent, CustomisationParent, ConfigurationRuleParent } from '../mappers.ts';
+import type { ProductParent, StepParent, ComponentParent, CustomisationParent, ConfigurationRuleParent } from '../parents.ts';
 import type { ProductPage } from '../service.ts';
 import type { ConfigurationCheckParent, PriceBreakdownParent, PriceLineParent, MoneyParent } from '../configure/service.ts';
 import type { CatalogContext } from '../context.ts';
@@ -622,20 +622,18 @@ export type Component = {
 };
 
 /** How a customisation's price counts towards the price of a configuration. */
-export enum PriceMode {
+export type PriceMode =
   /** Its price is added to the product's price (the default). */
-  Add = 'ADD',
+  | 'ADD'
   /** Its price replaces the product's base price (e.g. a size that sets the price). At most one may be chosen. */
-  ReplaceBase = 'REPLACE_BASE'
-}
+  | 'REPLACE_BASE';
 
 /** What a configuration rule says about its two customisations. */
-export enum RuleKind {
+export type RuleKind =
   /** Choosing `customisation` needs `other` chosen too. */
-  Requires = 'REQUIRES',
+  | 'REQUIRES'
   /** `customisation` and `other` may not both be chosen (either way round). */
-  Excludes = 'EXCLUDES'
-}
+  | 'EXCLUDES';
 
 /**
  * A rule between two customisations of one product, checked by `configure` and
@@ -797,28 +795,27 @@ export type PriceBreakdown = {
 };
 
 /** Why a selection cannot be ordered as it is. */
-export enum ViolationCode {
+export type ViolationCode =
   /** Not a customisation of this product. */
-  UnknownCustomisation = 'UNKNOWN_CUSTOMISATION',
+  | 'UNKNOWN_CUSTOMISATION'
   /** Chosen more than once: it counts once, with its first value. */
-  DuplicateSelection = 'DUPLICATE_SELECTION',
+  | 'DUPLICATE_SELECTION'
   /** A required step has no choice. */
-  StepRequired = 'STEP_REQUIRED',
+  | 'STEP_REQUIRED'
   /** Fewer choices in a component than its `minSelections`. */
-  TooFewSelections = 'TOO_FEW_SELECTIONS',
+  | 'TOO_FEW_SELECTIONS'
   /** More choices in a component than its `maxSelections`. */
-  TooManySelections = 'TOO_MANY_SELECTIONS',
+  | 'TOO_MANY_SELECTIONS'
   /** A `REQUIRES` rule is broken. */
-  Requires = 'REQUIRES',
+  | 'REQUIRES'
   /** An `EXCLUDES` rule is broken. */
-  Excludes = 'EXCLUDES',
+  | 'EXCLUDES'
   /** A `text`, `typography` or `image` customisation without a value. */
-  ValueRequired = 'VALUE_REQUIRED',
+  | 'VALUE_REQUIRED'
   /** A value longer than 1000 characters. */
-  ValueTooLong = 'VALUE_TOO_LONG',
+  | 'VALUE_TOO_LONG'
   /** More than one `REPLACE_BASE` customisation chosen: reported for each after the first. */
-  BasePriceConflict = 'BASE_PRICE_CONFLICT'
-}
+  | 'BASE_PRICE_CONFLICT';
 
 /**
  * One problem of a selection. The ids say where: a customisation (with its component and step), a
@@ -1155,28 +1152,26 @@ export type ProductFilter = {
 };
 
 /** A column products can be sorted by. */
-export enum ProductOrderColumn {
+export type ProductOrderColumn =
   /** The product's id (the default order). */
-  Id = 'ID',
+  | 'ID'
   /** The name's first 200 characters, case-insensitively (`lower` under the "C" collation, then the name itself). */
-  Name = 'NAME',
+  | 'NAME'
   /** The sku's first 200 characters, case-insensitively (`lower` under the "C" collation, then the sku itself). */
-  Sku = 'SKU',
+  | 'SKU'
   /** The price before choices. */
-  BasePrice = 'BASE_PRICE',
+  | 'BASE_PRICE'
   /** When the product was created. */
-  CreatedAt = 'CREATED_AT',
+  | 'CREATED_AT'
   /** When the product or anything in its tree last changed. */
-  UpdatedAt = 'UPDATED_AT'
-}
+  | 'UPDATED_AT';
 
 /** A sort direction. */
-export enum SortOrder {
+export type SortOrder =
   /** Smallest first. */
-  Asc = 'ASC',
+  | 'ASC'
   /** Largest first. */
-  Desc = 'DESC'
-}
+  | 'DESC';
 
 /** One clause of `orderBy` (Lighthouse's shape). */
 export type ProductOrderBy = {
@@ -1387,6 +1382,10 @@ export type ResolversParentTypes = {
   ProductOrderBy: ProductOrderBy;
 };
 
+export type SharedCacheDirectiveArgs = { };
+
+export type SharedCacheDirectiveResolver<Result, Parent, ContextType = CatalogContext, Args = SharedCacheDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
 export type QueryResolvers<ContextType = CatalogContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   configure?: Resolver<Maybe<ResolversTypes['ConfigurationCheck']>, ParentType, ContextType, RequireFields<QueryConfigureArgs, 'productId' | 'selections'>>;
   products?: Resolver<ResolversTypes['ProductPaginator'], ParentType, ContextType, RequireFields<QueryProductsArgs, 'first'>>;
@@ -1548,3 +1547,6 @@ export type Resolvers<ContextType = CatalogContext> = {
   ProductPaginator?: ProductPaginatorResolvers<ContextType>;
 };
 
+export type DirectiveResolvers<ContextType = CatalogContext> = {
+  sharedCache?: SharedCacheDirectiveResolver<any, any, ContextType>;
+};

@@ -1,0 +1,26 @@
+import { createHash, randomUUID } from 'node:crypto';
+
+/** The key of a request whose variables cannot be serialised (nested past the stack): never stored. */
+export const UNCACHEABLE = 'uncacheable:';
+
+/** Who may share an answer: callers allowed exactly the same. */
+export const cacheSessionOf = (scopes: readonly string[]) => [...scopes].sort().join(' ');
+
+/** An answer's key: the caller's scopes and the request as sent (document, operation name, variables). */
+export function responseCacheKey(
+  sessionId: string,
+  operationName: string | null | undefined,
+  documentString: string,
+  variableValues: unknown,
+): string {
+  let text: string;
+  try {
+    text = JSON.stringify([sessionId, operationName ?? null, documentString, variableValues ?? null]);
+  } catch {
+    return `${UNCACHEABLE}${randomUUID()}`;
+  }
+  return createHash('sha256').update(text).digest('base64url');
+}
+
+/** A strong validator of the answer's bytes: it changes when the answer does, and says nothing of the request. */
+export const etagOf = (json: string) => `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;

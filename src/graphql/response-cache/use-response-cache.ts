@@ -1,0 +1,99 @@
+import { getOperationAST, OperationTypeNode, type DocumentNode, type ExecutionResult } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { requestContext } from '../../platform/request-context.ts';
+import type { GraphQLContext, ServerContext } from '../context.ts';
+import type { ResponseCache } from './cache.ts';
+import type { StoredAnswers } from './serve.ts';
+import { cacheSessionOf, etagOf, responseCacheKey } from './key.ts';
+import type { Entry } from './store.ts';
+
+/** One request's part in the cache: its key, and itself as the leader of its flight. */
+interface Miss {
+  key: string;
+}
+
+/** A hit as Yoga serialises it (it calls a result's own `stringify`): the stored body, not another walk. */
+export const storedAnswer = ({ json, headers }: Entry): ExecutionResult =>
+  ({ stringify: () => json, extensions: { http: { headers } } }) as unknown as ExecutionResult;
+
+/** The body Yoga sends for `result`: `extensions.http` becomes headers, an empty `extensions` goes. */
+function bodyOf(result: ExecutionResult): string {
+  const { extensions, ...rest } = result;
+  const { http: _http, ...others } = (extensions ?? {}) as Record<string, unknown>;
+  return JSON.stringify(Object.keys(others).length ? { ...rest, extensions: others } : rest);
+}
+
+/**
+ * The shared response cache as one Envelop plugin, last in the list. Requests reach Yoga authenticated;
+ * the key holds the caller's scopes, so an answer is served only to a request identical to one that
+ * passed every check and ran, by a caller allowed exactly what its first caller was. Hits are served
+ * from the params, before parsing. Only queries whose every field the SDL marks @sharedCache, answered
+ * without errors, are kept. Mutations are never kept; each answers once this instance has applied the
+ * change notifications it caused, so a writer reads its own write.
+ */
+export function useResponseCache(
+  cache: ResponseCache,
+  shareable: (document: DocumentNode) => boolean,
+  stored?: StoredAnswers,
+): Plugin<GraphQLContext, ServerContext> {
+  const misses = new WeakMap<Request, Miss>();
+  const serve = (entry: Entry | undefined, setResult: (result: ExecutionResult) => void) => {
+    if (entry) setResult(storedAnswer(entry));
+  };
+  return {
+    onParams({ params, request, context, setResult }) {
+      if (!cache.available) return undefined;
+      const key = responseCacheKey(
+        cacheSessionOf(context.session.scopes),
+        params.operationName,
+        params.query ?? '',
+        params.variables,
+      );
+      const stored = cache.lookup(key);
+      if (stored) return serve(stored, setResult);
+      const miss: Miss = { key };
+      misses.set(request, miss);
+      const waiting = cache.join(key, miss, requestContext.getStore()?.controller?.signal);
+      if (!waiting) return cache.missed(key);
+      return waiting.then((entry) => (entry ? serve(entry, setResult) : cache.missed(key)));
+    },
+    onExecute({ args }) {
+      const miss = misses.get(args.contextValue.request);
+      if (!miss) return undefined;
+      if (isMutation(args.document, args.operationName)) {
+        // The write's own notifications drop what it changed, here as on every instance; the answer
+        // waits for them, so the writer's next read is fresh.
+        return { onExecuteDone: () => cache.catchUp() };
+      }
+      cache.executing(miss.key, miss);
+      if (!shareable(args.document)) return undefined;
+      return {
+        onExecuteDone({ result }) {
+          if (isAsyncIterable(result) || result.errors?.length) return;
+          const json = bodyOf(result);
+          const headers = { ETag: etagOf(json), 'Last-Modified': new Date().toUTCString() };
+          const extensions = (result.extensions ??= {}) as { http?: { headers?: Record<string, string> } };
+          extensions.http = { ...extensions.http, headers: { ...extensions.http?.headers, ...headers } };
+          const request = requestContext.getStore();
+          cache.offer(miss.key, miss, {
+            json,
+            headers,
+            bytes: Buffer.byteLength(json),
+            operationName: request?.operationName,
+            tags: [...(request?.readFrom ?? [])],
+            owner: args.contextValue.session.tokenId,
+          });
+        },
+      };
+    },
+    onResponse({ request, response }) {
+      stored?.learnFrom(request, response);
+      const miss = misses.get(request);
+      if (miss) cache.land(miss.key, miss);
+    },
+  };
+}
+
+function isMutation(document: DocumentNode, operationName: string | null | undefined): boolean {
+  return getOperationAST(document, operationName)?.operation === OperationTypeNode.MUTATION;
+}
