@@ -3,8 +3,8 @@ import autocannon, { type Result } from 'autocannon';
 import { createRng } from '../db/seeds/catalog.ts';
 import { QUERIES } from './bench/queries.ts';
 import { zipfSampler } from './bench/zipf.ts';
-import { percentile } from './lib/stats.ts';
-import { createClient, Editor, type EditorPhase } from './loadtest/editor.ts';
+import { createClient, Editor } from './loadtest/editor.ts';
+import { failures, printComparison, printTable, type Phase, type RunDescription } from './loadtest/report.ts';
 
 /**
  * A load test against any running instance, for users of the service:
@@ -115,17 +115,6 @@ async function writeToken(): Promise<string> {
   );
 }
 
-interface Phase {
-  label: string;
-  result: Result;
-  latencies: number[];
-  graphqlErrors: number;
-  editor?: EditorPhase;
-}
-
-const failures = (p: Phase) => p.result.errors + p.result.timeouts + p.result.non2xx + p.graphqlErrors;
-const ms = (sorted: number[], q: number) => (sorted.length ? percentile(sorted, q).toFixed(1) : '-');
-
 /** One run of the readers for --duration seconds, with the editor writing beside them when given. */
 async function runPhase(label: string, next: () => string, editor?: Editor): Promise<Phase> {
   process.stderr.write(`${label}\n`);
@@ -180,79 +169,6 @@ async function runPhase(label: string, next: () => string, editor?: Editor): Pro
   return { label, result, latencies, graphqlErrors, ...(editorPhase ? { editor: editorPhase } : {}) };
 }
 
-const QUERY_LABEL = {
-  product: 'product(id) full depth',
-  page: 'products(first: 20, after) full depth',
-  mix: '78 % pages, 22 % product(id), full depth',
-};
-
-/** The summary of a single run: every figure of the readers, then the editor's. */
-function printTable(p: Phase): void {
-  const { result } = p;
-  const rows: [string, string][] = [
-    ['query', `${QUERY_LABEL[opts.query as keyof typeof QUERY_LABEL]}, ${opts.distribution}`],
-    ['connections', String(connections)],
-    ['duration', `${result.duration.toFixed(1)} s`],
-    ['requests', String(result.requests.total)],
-    [
-      'req/s (mean / stdev / min)',
-      `${result.requests.average.toFixed(0)} / ${result.requests.stddev.toFixed(0)} / ${result.requests.min}`,
-    ],
-    ['latency p50', `${ms(p.latencies, 50)} ms`],
-    ['latency p90', `${ms(p.latencies, 90)} ms`],
-    ['latency p95', `${ms(p.latencies, 95)} ms`],
-    ['latency p99', `${ms(p.latencies, 99)} ms`],
-    ['latency max', `${result.latency.max} ms`],
-    ['throughput', `${(result.throughput.average / 2 ** 20).toFixed(2)} MiB/s`],
-    ['connection errors', String(result.errors)],
-    ['timeouts', String(result.timeouts)],
-    ['non-2xx', String(result.non2xx)],
-    ['GraphQL errors', String(p.graphqlErrors)],
-  ];
-  if (p.editor) {
-    const e = p.editor;
-    rows.push(
-      ['writes (updateCustomisation)', `${e.done} done of ${e.scheduled} sent, ${writesPerSecond}/s`],
-      ['write latency p50 / p95', `${ms(e.latencies, 50)} / ${ms(e.latencies, 95)} ms`],
-      ['write CONFLICTs', String(e.conflicts)],
-      ['write errors', String(e.errors)],
-    );
-  }
-  const width = Math.max(...rows.map(([k]) => k.length));
-  process.stdout.write(`\n${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`);
-}
-
-/** --compare: one row a phase, then the ratios the goal is stated in. */
-function printComparison(without: Phase, withWrites: Phase): void {
-  const head = ['', 'req/s', 'p50 ms', 'p95 ms', 'p99 ms', 'errors', 'writes', 'write p50', 'write p95', 'CONFLICTs'];
-  const row = (p: Phase) => [
-    p.label,
-    p.result.requests.average.toFixed(0),
-    ms(p.latencies, 50),
-    ms(p.latencies, 95),
-    ms(p.latencies, 99),
-    String(failures(p)),
-    p.editor ? `${p.editor.done}/${p.editor.scheduled}` : '-',
-    p.editor ? ms(p.editor.latencies, 50) : '-',
-    p.editor ? ms(p.editor.latencies, 95) : '-',
-    p.editor ? String(p.editor.conflicts) : '-',
-  ];
-  const table = [head, row(without), row(withWrites)];
-  const widths = head.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  const rps = withWrites.result.requests.average / without.result.requests.average;
-  const p95 = percentile(withWrites.latencies, 95) / percentile(without.latencies, 95);
-  // The goal: with the writes, the readers keep at least 0.8x of their throughput and of their p95
-  // (their p95 grows to at most 1 / 0.8 = 1.25x).
-  const met = rps >= 0.8 && p95 <= 1.25;
-  process.stdout.write(
-    `\n${QUERY_LABEL[opts.query as keyof typeof QUERY_LABEL]}, ${opts.distribution}, ${connections} connections, ${duration} s a phase\n` +
-      `${table.map(line).join('\n')}\n\n` +
-      `with / without writes: req/s ${rps.toFixed(2)}x, p95 ${p95.toFixed(2)}x ` +
-      `(goal: req/s >= 0.80x and p95 <= 1.25x: ${met ? 'met' : 'not met'})\n`,
-  );
-}
-
 async function main(): Promise<number> {
   process.stderr.write(`sampling the catalogue at ${endpoint} ...\n`);
   const { ids, cursors } = await sampleCatalog(Number(opts.sample));
@@ -300,8 +216,15 @@ async function main(): Promise<number> {
     }
   }
 
-  if (opts.compare) printComparison(phases[0]!, phases[1]!);
-  else printTable(phases[0]!);
+  const run: RunDescription = {
+    query: opts.query as RunDescription['query'],
+    distribution: opts.distribution,
+    connections,
+    duration,
+    writesPerSecond,
+  };
+  if (opts.compare) printComparison(run, phases[0]!, phases[1]!);
+  else printTable(run, phases[0]!);
   const failed = phases.reduce((n, p) => n + failures(p) + (p.editor ? p.editor.errors + p.editor.conflicts : 0), 0);
   return failed + restoreFailed > 0 ? 1 : 0;
 }

@@ -1,4 +1,4 @@
-import { insertProductTrees, type CatalogDb, type NewProductTree } from '../../src/modules/catalog/index.ts';
+import { insertProductTrees, type CatalogDb, type NewProductTree } from '../../src/modules/catalog/tools.ts';
 
 /**
  * A deterministic catalogue generator: the same seed always yields the same

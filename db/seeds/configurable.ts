@@ -1,10 +1,11 @@
-import type { CatalogDb } from '../../src/modules/catalog/index.ts';
+import type { CatalogDb } from '../../src/modules/catalog/tools.ts';
 
 /**
  * The demo's configurable products: hand-written trees with base prices, required steps, selection
  * bounds, prices that replace the base and rules between choices, so that `configure` and
- * `saveConfiguration` have something to show. Written straight into the tables (there is no
- * authoring API for rules yet). They come after the generated products, which keep their ids and
+ * `saveConfiguration` have something to show. Written straight into the tables, as the generated
+ * catalogue is (a seed runs before the service serves; clients author the same things, rules included,
+ * through the write mutations). They come after the generated products, which keep their ids and
  * answers; on the fresh embedded database the desk is product 51 and its customisations 3001-3010
  * (the GraphiQL `Configure` tab and docs/configuring.md name those ids).
  */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { countUsers, type AuthService } from '../../src/modules/auth/index.ts';
-import { countProducts } from '../../src/modules/catalog/index.ts';
+import { countProducts } from '../../src/modules/catalog/tools.ts';
 import type { Database } from '../../src/modules/index.ts';
 import { seedCatalog } from './catalog.ts';
 import { seedConfigurableProducts } from './configurable.ts';

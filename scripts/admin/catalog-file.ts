@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { FieldErrors } from '../../src/platform/errors.ts';
-import { MAX_TEXT_CHARACTERS } from '../../src/modules/catalog/index.ts';
+import { MAX_TEXT_CHARACTERS } from '../../src/modules/catalog/tools.ts';
 
 /**
  * Reads `{"products": [ ... ]}` a product at a time, so an import's memory does not grow with its file.

@@ -10,7 +10,7 @@ import {
   type ImportItem,
   type ImportSummary,
   type ProductInput,
-} from '../../src/modules/catalog/index.ts';
+} from '../../src/modules/catalog/tools.ts';
 import { serviceSchema } from '../../src/modules/index.ts';
 import { isDatabaseUnavailable } from '../../src/platform/db-errors.ts';
 import type { FieldErrors } from '../../src/platform/errors.ts';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import pg from 'pg';
-import { encodeCursor } from '../../src/modules/catalog/index.ts';
+import { encodeCursor } from '../../src/modules/catalog/tools.ts';
 import { hashSecret, parseBearerHeader } from '../../src/modules/auth/index.ts';
 import { QUERIES } from './queries.ts';
 

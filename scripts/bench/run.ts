@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { encodeCursor, productCursorAfter } from '../../src/modules/catalog/index.ts';
+import { encodeCursor, productCursorAfter } from '../../src/modules/catalog/tools.ts';
 import { createRng } from '../../db/seeds/catalog.ts';
 import { ensureDatabase, prepareDataset, revokeToken } from '../lib/dataset.ts';
 import { stopServer, type Server } from '../lib/service-process.ts';

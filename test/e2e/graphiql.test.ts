@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertProductTrees } from '../../src/modules/catalog/index.ts';
+import { insertProductTrees } from '../../src/modules/catalog/tools.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 // GraphiQL as people use it: Debian's chromium (.ci/run installs it) driven by

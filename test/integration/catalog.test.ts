@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertProductTrees, type NewProductTree } from '../../src/modules/catalog/index.ts';
+import { insertProductTrees, type NewProductTree } from '../../src/modules/catalog/tools.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 const FULL_PRODUCT = `

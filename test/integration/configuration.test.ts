@@ -84,7 +84,7 @@ beforeAll(async () => {
   const [red, gold] = p.steps[0].components[0].customisations.map((c: { id: string }) => c.id);
   const text = p.steps[1].components[0].customisations[0].id;
   product = { id: p.id, frame: { red, gold }, engraving: { text }, steps: p.steps.map((s: { id: string }) => s.id) };
-  // Authoring these through the write inputs is the next step of the issue; the data is set directly here.
+  // Set in the tables: this file is about configure; authoring them through the mutations is catalog-rules.test.ts's.
   const db = t.database.handle.db;
   await sql`UPDATE products SET base_price = 100 WHERE id = ${product.id}`.execute(db);
   await sql`UPDATE steps SET required = true WHERE id = ${product.steps[1]}`.execute(db);

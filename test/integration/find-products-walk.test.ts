@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertProductTrees } from '../../src/modules/catalog/index.ts';
+import { insertProductTrees } from '../../src/modules/catalog/tools.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { adminAndUserTokens, mutate } from '../support/catalog-writes.ts';
 import { ORDER_COLUMNS, type OrderColumn, type SortableRow } from '../support/find-products.ts';

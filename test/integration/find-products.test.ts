@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { insertProductTrees } from '../../src/modules/catalog/index.ts';
+import { insertProductTrees } from '../../src/modules/catalog/tools.ts';
 import { startTestApp, UNCACHED, type TestApp } from '../support/app.ts';
 import { ORDER_COLUMNS, type SortableRow } from '../support/find-products.ts';
 

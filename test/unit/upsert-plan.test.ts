@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationFailed } from '../../src/platform/errors.ts';
 import { isEmptyPlan, planUpsert } from '../../src/modules/catalog/writes/upsert-plan.ts';
-import type { StoredTree } from '../../src/modules/catalog/writes/repository.ts';
-import type { ProductValues } from '../../src/modules/catalog/writes/validation.ts';
+import type { StoredTree } from '../../src/modules/catalog/writes/tree-repository.ts';
+import type { ProductValues } from '../../src/modules/catalog/writes/inputs.ts';
 
 const stored: StoredTree = {
   steps: [

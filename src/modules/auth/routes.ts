@@ -143,11 +143,9 @@ export function validationError(issues: readonly z.core.$ZodIssue[]): Validation
   return new ValidationFailed(errors);
 }
 
-export function createAuthRoutes(auth: AuthService, registry: Registry, abilities: readonly Ability[]): Route[] {
-  const countLogin = createLoginCounter(registry);
-  const newToken = tokenSchema(abilities);
-
-  async function login({ req, res, ip }: RouteContext): Promise<void> {
+/** POST /api/v1/login: the original service's bodies; every attempt is counted by its outcome. */
+function loginHandler(auth: AuthService, countLogin: (outcome: LoginOutcome) => void) {
+  return async function login({ req, res, ip }: RouteContext): Promise<void> {
     noStore(res);
     let outcome: LoginOutcome | undefined;
     try {
@@ -176,20 +174,12 @@ export function createAuthRoutes(auth: AuthService, registry: Registry, abilitie
     } finally {
       countLogin(outcome ?? 'error');
     }
-  }
+  };
+}
 
+/** The caller's tokens: list, create and revoke them (tokens:manage). */
+function tokenRoutes(auth: AuthService, newToken: ReturnType<typeof tokenSchema>): Route[] {
   return [
-    { method: 'POST', path: '/api/v1/login', auth: false, handle: login },
-    {
-      method: 'POST',
-      path: '/api/v1/logout',
-      auth: true,
-      async handle({ res, session, ip }) {
-        noStore(res);
-        await auth.logout(session!, ip);
-        sendJson(res, 200, { success: true, message: 'Logged out.' }, NO_STORE);
-      },
-    },
     {
       method: 'GET',
       path: '/api/v1/tokens',
@@ -237,5 +227,22 @@ export function createAuthRoutes(auth: AuthService, registry: Registry, abilitie
         sendJson(res, 200, { success: true, message: 'Token revoked.' }, NO_STORE);
       },
     },
+  ];
+}
+
+export function createAuthRoutes(auth: AuthService, registry: Registry, abilities: readonly Ability[]): Route[] {
+  return [
+    { method: 'POST', path: '/api/v1/login', auth: false, handle: loginHandler(auth, createLoginCounter(registry)) },
+    {
+      method: 'POST',
+      path: '/api/v1/logout',
+      auth: true,
+      async handle({ res, session, ip }) {
+        noStore(res);
+        await auth.logout(session!, ip);
+        sendJson(res, 200, { success: true, message: 'Logged out.' }, NO_STORE);
+      },
+    },
+    ...tokenRoutes(auth, tokenSchema(abilities)),
   ];
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
 import { unmapIPv4 } from '../../platform/ip.ts';
-import type { ThrottleHit } from './repository.ts';
+import type { ThrottleHit } from './throttle-repository.ts';
 
 // Two buckets: (email, IP) against guessing one account, the IP alone against spraying many. Each attempt is
 // counted atomically before any password work, so parallel guesses cannot slip between check and write; all but

@@ -7,10 +7,13 @@ import { createCatalogLoaders, type CatalogLoaders } from './loaders.ts';
 import { getProductPage, type ProductPageArgs } from './service.ts';
 import type { CatalogDb } from './tables.ts';
 import type { ProductTotal } from './total.ts';
-import * as operations from './writes/operations.ts';
-import { createProduct, upsertProduct, type WriteContext } from './writes/service.ts';
+import * as children from './writes/children.ts';
+import * as products from './writes/products.ts';
+import { createRule, deleteRule } from './writes/rules.ts';
+import type { WriteContext } from './writes/transaction.ts';
 
-const WRITES = { createProduct, upsertProduct, ...operations };
+// Every mutation's write, by its mutation's name.
+const WRITES = { ...products, ...children, createRule, deleteRule };
 type Writes = typeof WRITES;
 type Bound = {
   [K in keyof Writes]: Writes[K] extends (ctx: WriteContext, ...args: infer A) => infer R ? (...args: A) => R : never;

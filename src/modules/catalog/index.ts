@@ -6,8 +6,6 @@ import type { CatalogTables } from './tables.ts';
 import { createProductTotal } from './total.ts';
 
 export type { CatalogDb, CatalogTables } from './tables.ts';
-export { countProducts } from './repository.ts';
-export { insertProductTrees, type NewProductTree } from './writes/repository.ts';
 // What the configurations module needs of the catalogue: today's tree, checked and priced.
 export type { CatalogRequest } from './context.ts';
 export type { ProductParent } from './parents.ts';
@@ -22,21 +20,8 @@ export {
   type PriceBreakdownParent,
   type PriceLineParent,
 } from './configure/service.ts';
-export {
-  selectionInputErrors,
-  type Choice,
-  type PriceMode,
-  type Selection,
-  type Violation,
-} from './configure/engine.ts';
-// The pure rules engine, for measure:configure's engine-only figures.
-export { evaluate, MAX_SELECTIONS, type ProductTree, type TreeRule } from './configure/engine.ts';
-// The command line's: the catalogue's export and import (admin catalog:*), its cursors and loaders (scripts/bench, measure-*).
-export { exportCatalog, importCatalog, ImportStopped, type ImportItem, type ImportSummary } from './writes/transfer.ts';
-export { MAX_TEXT_CHARACTERS, validSku, type ProductInput } from './writes/validation.ts';
-export { encodeCursor } from './pagination.ts';
-export { productCursorAfter } from './service.ts';
-export { createCatalogLoaders, type CatalogLoaders } from './loaders.ts';
+export type { PriceMode, Selection } from './configure/engine.ts';
+// The command line's, the seeds' and the tests' (bulk inserts, export and import, the engine alone): tools.ts.
 
 export const CATALOG_READ = 'catalog:read';
 export const CATALOG_WRITE = 'catalog:write';

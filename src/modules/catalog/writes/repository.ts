@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import { componentColumns, customisationColumns, productColumns, stepColumns } from '../repository.ts';
-import type { ComponentRow, CustomisationRow, ProductRow, RuleRow, StepRow } from '../repository.ts';
+import type { ComponentRow, CustomisationRow, ProductRow, StepRow } from '../repository.ts';
 import type { CatalogDb } from '../tables.ts';
-import type { ComponentValues, CustomisationValues, PriceMode, RuleKind, StepValues, TreeSize } from './validation.ts';
+import type { ComponentValues, CustomisationValues, PriceMode, StepValues, TreeSize } from './inputs.ts';
 
-/** A unique key the database refused: which one, for the service to put at the input's path. */
+/** A unique key the database refused: which one, for transact (transaction.ts) to put at the input's path. */
 export class DuplicateKey extends Error {
   constructor(readonly key: 'sku' | 'order') {
     super(`duplicate ${key}`);
@@ -95,7 +95,7 @@ export const insertProduct = (
     return row.id;
   });
 
-export const updateProduct = (db: CatalogDb, id: string, values: ProductFields) =>
+export const updateProductRow = (db: CatalogDb, id: string, values: ProductFields) =>
   guarded(() => db.updateTable('products').set(productFieldColumns(values)).where('id', '=', id).execute());
 
 /** Ids as the rows were given: INSERT … SELECT in input order takes identity values in that order. */
@@ -237,230 +237,33 @@ export async function deleteRows(
 }
 
 // One row each, returned as it was (a delete) or is now (after a write), shaped as the reads shape it.
-export const deleteProduct = (db: CatalogDb, id: string) =>
+export const deleteProductRow = (db: CatalogDb, id: string) =>
   db.deleteFrom('products').where('id', '=', id).returning(productColumns).executeTakeFirst() as Promise<
     ProductRow | undefined
   >;
-export const deleteStep = (db: CatalogDb, id: string) =>
+export const deleteStepRow = (db: CatalogDb, id: string) =>
   db.deleteFrom('steps').where('id', '=', id).returning(stepColumns).executeTakeFirst() as Promise<StepRow | undefined>;
-export const deleteComponent = (db: CatalogDb, id: string) =>
+export const deleteComponentRow = (db: CatalogDb, id: string) =>
   db.deleteFrom('components').where('id', '=', id).returning(componentColumns).executeTakeFirst() as Promise<
     ComponentRow | undefined
   >;
-export const deleteCustomisation = (db: CatalogDb, id: string) =>
+export const deleteCustomisationRow = (db: CatalogDb, id: string) =>
   db.deleteFrom('customisations').where('id', '=', id).returning(customisationColumns).executeTakeFirst() as Promise<
     CustomisationRow | undefined
   >;
 
-export interface StoredTree {
-  steps: { id: string; product_id: string; name: string; order: number; required: boolean }[];
-  components: {
-    id: string;
-    step_id: string;
-    name: string;
-    position: number;
-    min_selections: number;
-    max_selections: number | null;
-  }[];
-  customisations: {
-    id: string;
-    component_id: string;
-    name: string;
-    type: string;
-    price: string;
-    price_mode: PriceMode;
-  }[];
-}
-
-/** The trees of some products as upsert and export compare them: prices as stored text, children in read order. */
-export async function findTrees(db: CatalogDb, productIds: readonly string[]): Promise<StoredTree> {
-  const ids = [...productIds];
-  const steps = await sql<StoredTree['steps'][number]>`
-    SELECT id::text AS id, product_id::text AS product_id, name, "order", required FROM steps
-    WHERE product_id = ANY(${ids}::bigint[]) ORDER BY steps.product_id, steps."order"
-  `.execute(db);
-  const components = await sql<StoredTree['components'][number]>`
-    SELECT c.id::text AS id, c.step_id::text AS step_id, c.name, c.position, c.min_selections, c.max_selections
-    FROM components c JOIN steps s ON s.id = c.step_id
-    WHERE s.product_id = ANY(${ids}::bigint[]) ORDER BY c.step_id, c.position, c.id
-  `.execute(db);
-  const customisations = await sql<StoredTree['customisations'][number]>`
-    SELECT x.id::text AS id, x.component_id::text AS component_id, x.name, x.type, x.price::text AS price, x.price_mode
-    FROM customisations x JOIN components c ON c.id = x.component_id JOIN steps s ON s.id = c.step_id
-    WHERE s.product_id = ANY(${ids}::bigint[]) ORDER BY x.component_id, x.id
-  `.execute(db);
-  return { steps: steps.rows, components: components.rows, customisations: customisations.rows };
-}
-
-/** Fresh planner statistics after a bulk import: until autovacuum gets to it, a grown table looks empty. */
-export async function analyzeCatalog(db: CatalogDb): Promise<void> {
-  await sql`ANALYZE products, steps, components, customisations, configuration_rules`.execute(db);
-}
-
-export interface ExportedProductRow {
-  id: string;
-  sku: string;
-  name: string;
-  base_price: string;
-  currency: string;
-}
-
-/** Products in sku order, a page at a time (export). */
-export async function findProductsBySku(
+export const updateStepRow = (
   db: CatalogDb,
-  afterSku: string | null,
-  limit: number,
-): Promise<ExportedProductRow[]> {
-  const { rows } = await sql<ExportedProductRow>`
-    SELECT id::text AS id, sku, name, base_price::text AS base_price, currency FROM products
-    WHERE ${afterSku}::text IS NULL OR sku COLLATE "C" > ${afterSku}::text
-    ORDER BY sku COLLATE "C" LIMIT ${limit}
-  `.execute(db);
-  return rows;
-}
-
-/** How many children a parent has: a granular create checks its parent's limit (the product is locked). */
-export async function countChildren(
-  db: CatalogDb,
-  table: 'components' | 'customisations',
-  parentId: string,
-): Promise<number> {
-  const parent = table === 'components' ? sql.ref('step_id') : sql.ref('component_id');
-  const { rows } = await sql<{
-    n: number;
-  }>`SELECT count(*)::int AS n FROM ${sql.table(table)} WHERE ${parent} = ${parentId}::bigint`.execute(db);
-  return rows[0]!.n;
-}
-
-/** The ids of a parent's children, for a reorder to check against. */
-export async function findChildIds(db: CatalogDb, table: 'steps' | 'components', parentId: string): Promise<string[]> {
-  const parent = table === 'steps' ? sql.ref('product_id') : sql.ref('step_id');
-  const { rows } = await sql<{
-    id: string;
-  }>`SELECT id::text AS id FROM ${sql.table(table)} WHERE ${parent} = ${parentId}::bigint`.execute(db);
-  return rows.map((r) => r.id);
-}
-
-export const updateStep = (db: CatalogDb, id: string, values: { name?: string; order?: number; required?: boolean }) =>
-  guarded(() => db.updateTable('steps').set(values).where('id', '=', id).execute());
-export const updateComponent = (
+  id: string,
+  values: { name?: string; order?: number; required?: boolean },
+) => guarded(() => db.updateTable('steps').set(values).where('id', '=', id).execute());
+export const updateComponentRow = (
   db: CatalogDb,
   id: string,
   values: { name?: string; position?: number; min_selections?: number; max_selections?: number | null },
 ) => db.updateTable('components').set(values).where('id', '=', id).execute();
-export const updateCustomisation = (
+export const updateCustomisationRow = (
   db: CatalogDb,
   id: string,
   values: { name?: string; type?: string; price?: string; price_mode?: PriceMode },
 ) => db.updateTable('customisations').set(values).where('id', '=', id).execute();
-
-/** A component's selection bounds, for an update that changes one of them to check against the other. */
-export async function findComponentBounds(
-  db: CatalogDb,
-  id: string,
-): Promise<{ min: number; max: number | null } | undefined> {
-  const { rows } = await sql<{ min: number; max: number | null }>`
-    SELECT min_selections AS min, max_selections AS max FROM components WHERE id = ${id}::bigint
-  `.execute(db);
-  return rows[0];
-}
-
-// Rules. Ends are stored customisation ids; whole-tree writes name them by CustomisationRef and resolve
-// the refs against the stored tree once the tree is written (upsert-plan.ts resolveRules).
-
-export interface StoredRule {
-  id: string;
-  product_id: string;
-  kind: RuleKind;
-  customisation_id: string;
-  other_customisation_id: string;
-  message: string | null;
-}
-export interface NewRule {
-  productId: string;
-  kind: RuleKind;
-  customisationId: string;
-  otherCustomisationId: string;
-  message: string | null;
-}
-
-const ruleRowColumns = sql`id::text AS id, product_id::text AS product_id, kind, customisation_id::text AS "customisationId",
-  other_customisation_id::text AS "otherCustomisationId", message`;
-
-/** The rules of some products, by product then id: the order of Product.rules and of the export. */
-export async function findRules(db: CatalogDb, productIds: readonly string[]): Promise<StoredRule[]> {
-  // Qualified: a bare `id` would be the text column of the select list, and 10 would sort before 9.
-  const { rows } = await sql<StoredRule>`
-    SELECT id::text AS id, product_id::text AS product_id, kind, customisation_id::text AS customisation_id,
-      other_customisation_id::text AS other_customisation_id, message
-    FROM configuration_rules WHERE product_id = ANY(${[...productIds]}::bigint[])
-    ORDER BY configuration_rules.product_id, configuration_rules.id
-  `.execute(db);
-  return rows;
-}
-
-/** One INSERT, ids in input order. */
-export async function insertRules(db: CatalogDb, rules: readonly NewRule[]): Promise<RuleRow[]> {
-  if (rules.length === 0) return [];
-  const { rows } = await sql<RuleRow>`
-    INSERT INTO configuration_rules (product_id, kind, customisation_id, other_customisation_id, message)
-    SELECT p, k, a, b, m FROM unnest(
-      ${rules.map((r) => r.productId)}::bigint[], ${rules.map((r) => r.kind)}::text[],
-      ${rules.map((r) => r.customisationId)}::bigint[], ${rules.map((r) => r.otherCustomisationId)}::bigint[],
-      ${rules.map((r) => r.message)}::text[]
-    ) WITH ORDINALITY AS t(p, k, a, b, m, i) ORDER BY i
-    RETURNING ${ruleRowColumns}
-  `.execute(db);
-  return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-}
-
-/** A kept rule's ends (an EXCLUDES may be turned round) and message. */
-export async function updateRules(
-  db: CatalogDb,
-  rules: readonly { id: string; customisationId: string; otherCustomisationId: string; message: string | null }[],
-): Promise<void> {
-  if (rules.length === 0) return;
-  await sql`
-    UPDATE configuration_rules r SET customisation_id = u.a, other_customisation_id = u.b, message = u.m
-    FROM unnest(${rules.map((r) => r.id)}::bigint[], ${rules.map((r) => r.customisationId)}::bigint[],
-      ${rules.map((r) => r.otherCustomisationId)}::bigint[], ${rules.map((r) => r.message)}::text[]) AS u(id, a, b, m)
-    WHERE r.id = u.id
-  `.execute(db);
-}
-
-export async function deleteRules(db: CatalogDb, ids: readonly string[]): Promise<void> {
-  if (ids.length > 0) await sql`DELETE FROM configuration_rules WHERE id = ANY(${[...ids]}::bigint[])`.execute(db);
-}
-
-export async function deleteRule(db: CatalogDb, id: string): Promise<RuleRow | undefined> {
-  const { rows } = await sql<RuleRow>`
-    DELETE FROM configuration_rules WHERE id = ${id}::bigint RETURNING ${ruleRowColumns}
-  `.execute(db);
-  return rows[0];
-}
-
-/** A product and its whole tree, as the seed generator and tests make them. */
-export interface NewProductTree {
-  name: string;
-  sku: string;
-  steps: StepValues[];
-}
-
-/** Many products at once, four statements in all. A product whose sku exists is skipped with its tree (reseeding is a no-op). */
-export async function insertProductTrees(db: CatalogDb, trees: readonly NewProductTree[]): Promise<number> {
-  if (trees.length === 0) return 0;
-  const { rows } = await sql<{ id: string; sku: string }>`
-    INSERT INTO products (name, sku)
-    SELECT * FROM unnest(${trees.map((t) => t.name)}::text[], ${trees.map((t) => t.sku)}::text[])
-    ON CONFLICT (sku) DO NOTHING
-    RETURNING id::text AS id, sku
-  `.execute(db);
-  const idBySku = new Map(rows.map((r) => [r.sku, r.id]));
-  await insertRows(db, {
-    steps: trees.flatMap((t) => {
-      const productId = idBySku.get(t.sku);
-      return productId === undefined ? [] : t.steps.map((step) => ({ productId, step }));
-    }),
-  });
-  return idBySku.size;
-}

@@ -1,14 +1,16 @@
-import type { NewRows, NewRule, RowChanges, StoredRule, StoredTree } from './repository.ts';
-import {
-  Checker,
-  type ComponentValues,
-  type CustomisationValues,
-  type CustomisationRef,
-  type ProductValues,
-  type RuleValues,
-  type StepValues,
-  ruleKey,
-} from './validation.ts';
+import type { NewRows, RowChanges } from './repository.ts';
+import type { NewRule, StoredRule } from './rule-repository.ts';
+import type { StoredTree } from './tree-repository.ts';
+import { Checker } from './checker.ts';
+import type {
+  ComponentValues,
+  CustomisationValues,
+  CustomisationRef,
+  ProductValues,
+  RuleValues,
+  StepValues,
+} from './inputs.ts';
+import { ruleKey } from './rule-validation.ts';
 
 // upsertProduct's matching rule: a stored child is kept (with its id) when the input names its id, or
 // else when it has the input's key under the same parent: steps by `order`, components by `position`,
@@ -76,6 +78,83 @@ function rejectIds(c: Checker, step: StepValues | ComponentValues | Customisatio
   if ('customisations' in step) step.customisations.forEach((x, i) => rejectIds(c, x, `${path}.customisations.${i}`));
 }
 
+/** What planning one upsert shares: its errors, the plan so far, and the stored children by parent. */
+interface Planning {
+  c: Checker;
+  plan: UpsertPlan;
+  componentsOf: Map<string, StoredTree['components']>;
+  customisationsOf: Map<string, StoredTree['customisations']>;
+}
+
+function planCustomisations(p: Planning, componentId: string, inputs: readonly CustomisationValues[], at: string) {
+  const { c, plan } = p;
+  const { matched, unmatched } = pair(
+    c,
+    inputs,
+    p.customisationsOf.get(componentId) ?? [],
+    (x) => x.name,
+    (x) => x.name,
+    at,
+  );
+  plan.deletes.customisations.push(...unmatched.map((x) => x.id));
+  inputs.forEach((input, i) => {
+    const row = matched[i];
+    if (!row) return plan.inserts.customisations.push({ componentId, customisation: input });
+    const priceMode = input.priceMode ?? 'ADD';
+    if (
+      row.name !== input.name ||
+      row.type !== input.type ||
+      row.price !== input.price ||
+      row.price_mode !== priceMode
+    ) {
+      plan.updates.customisations.push({
+        id: row.id,
+        name: input.name,
+        type: input.type,
+        price: input.price,
+        priceMode,
+      });
+    }
+  });
+}
+
+function planComponents(p: Planning, stepId: string, inputs: readonly ComponentValues[], at: string) {
+  const { c, plan } = p;
+  const { matched, unmatched } = pair(
+    c,
+    inputs,
+    p.componentsOf.get(stepId) ?? [],
+    (x) => x.position,
+    (x) => x.position,
+    at,
+  );
+  plan.deletes.components.push(...unmatched.map((x) => x.id));
+  inputs.forEach((input, i) => {
+    const row = matched[i];
+    if (!row) {
+      input.customisations.forEach((x, j) => rejectIds(c, x, `${at}.${i}.customisations.${j}`));
+      return plan.inserts.components.push({ stepId, component: input });
+    }
+    const minSelections = input.minSelections ?? 0;
+    const maxSelections = input.maxSelections === undefined ? 1 : input.maxSelections;
+    if (
+      row.name !== input.name ||
+      row.position !== input.position ||
+      row.min_selections !== minSelections ||
+      row.max_selections !== maxSelections
+    ) {
+      plan.updates.components.push({
+        id: row.id,
+        name: input.name,
+        position: input.position,
+        minSelections,
+        maxSelections,
+      });
+    }
+    planCustomisations(p, row.id, input.customisations, `${at}.${i}.customisations`);
+  });
+}
+
 export function planUpsert(productId: string, stored: StoredTree, values: ProductValues, path = 'input'): UpsertPlan {
   const c = new Checker();
   const plan: UpsertPlan = {
@@ -83,75 +162,12 @@ export function planUpsert(productId: string, stored: StoredTree, values: Produc
     updates: { steps: [], components: [], customisations: [] },
     inserts: { steps: [], components: [], customisations: [] },
   };
-  const componentsOf = groupBy(stored.components, (x) => x.step_id);
-  const customisationsOf = groupBy(stored.customisations, (x) => x.component_id);
-
-  function customisations(componentId: string, inputs: readonly CustomisationValues[], at: string) {
-    const { matched, unmatched } = pair(
-      c,
-      inputs,
-      customisationsOf.get(componentId) ?? [],
-      (x) => x.name,
-      (x) => x.name,
-      at,
-    );
-    plan.deletes.customisations.push(...unmatched.map((x) => x.id));
-    inputs.forEach((input, i) => {
-      const row = matched[i];
-      if (!row) return plan.inserts.customisations.push({ componentId, customisation: input });
-      const priceMode = input.priceMode ?? 'ADD';
-      if (
-        row.name !== input.name ||
-        row.type !== input.type ||
-        row.price !== input.price ||
-        row.price_mode !== priceMode
-      ) {
-        plan.updates.customisations.push({
-          id: row.id,
-          name: input.name,
-          type: input.type,
-          price: input.price,
-          priceMode,
-        });
-      }
-    });
-  }
-
-  function components(stepId: string, inputs: readonly ComponentValues[], at: string) {
-    const { matched, unmatched } = pair(
-      c,
-      inputs,
-      componentsOf.get(stepId) ?? [],
-      (x) => x.position,
-      (x) => x.position,
-      at,
-    );
-    plan.deletes.components.push(...unmatched.map((x) => x.id));
-    inputs.forEach((input, i) => {
-      const row = matched[i];
-      if (!row) {
-        input.customisations.forEach((x, j) => rejectIds(c, x, `${at}.${i}.customisations.${j}`));
-        return plan.inserts.components.push({ stepId, component: input });
-      }
-      const minSelections = input.minSelections ?? 0;
-      const maxSelections = input.maxSelections === undefined ? 1 : input.maxSelections;
-      if (
-        row.name !== input.name ||
-        row.position !== input.position ||
-        row.min_selections !== minSelections ||
-        row.max_selections !== maxSelections
-      ) {
-        plan.updates.components.push({
-          id: row.id,
-          name: input.name,
-          position: input.position,
-          minSelections,
-          maxSelections,
-        });
-      }
-      customisations(row.id, input.customisations, `${at}.${i}.customisations`);
-    });
-  }
+  const p: Planning = {
+    c,
+    plan,
+    componentsOf: groupBy(stored.components, (x) => x.step_id),
+    customisationsOf: groupBy(stored.customisations, (x) => x.component_id),
+  };
 
   const steps = pair(
     c,
@@ -171,7 +187,7 @@ export function planUpsert(productId: string, stored: StoredTree, values: Produc
     const required = input.required ?? false;
     if (row.name !== input.name || row.order !== input.order || row.required !== required)
       plan.updates.steps.push({ id: row.id, name: input.name, order: input.order, required });
-    components(row.id, input.components, `${path}.steps.${i}.components`);
+    planComponents(p, row.id, input.components, `${path}.steps.${i}.components`);
   });
   c.done();
   return plan;

@@ -2,18 +2,18 @@
  * Measures the embedded database (PGlite) as the service uses it: creating a
  * fresh database under a temporary DATA_DIR, reopening it, and sequential
  * nested-product reads through the catalog's loaders. The figures in docs/embedded-database.md for
- * the embedded back end come from this script:  npx tsx scripts/measure-embedded.ts
+ * the embedded back end come from this script:  npx tsx scripts/measure/embedded.ts
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { seedCatalog } from '../db/seeds/catalog.ts';
-import { createCatalogLoaders } from '../src/modules/catalog/index.ts';
-import type { Database } from '../src/modules/index.ts';
-import { createDatabase } from '../src/platform/db.ts';
-import { createLogger } from '../src/platform/logger.ts';
-import { migrateToLatest } from '../src/platform/migrate.ts';
+import { seedCatalog } from '../../db/seeds/catalog.ts';
+import { createCatalogLoaders } from '../../src/modules/catalog/tools.ts';
+import type { Database } from '../../src/modules/index.ts';
+import { createDatabase } from '../../src/platform/db.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { migrateToLatest } from '../../src/platform/migrate.ts';
 
 const READS = 500;
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pcs-measure-'));

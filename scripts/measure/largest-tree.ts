@@ -1,13 +1,13 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.ts';
-import { largestTree } from './lib/largest-tree.ts';
-import { startMeasuredService } from './lib/measured-service.ts';
-import type { Database } from '../src/modules/index.ts';
-import { createDatabase, databaseOptions } from '../src/platform/db.ts';
-import { createLogger } from '../src/platform/logger.ts';
-import { migrateToLatest } from '../src/platform/migrate.ts';
-import { createScratchDatabase } from './lib/scratch-database.ts';
+import { loadConfig } from '../../src/config.ts';
+import { largestTree } from '../lib/largest-tree.ts';
+import { startMeasuredService } from '../lib/measured-service.ts';
+import type { Database } from '../../src/modules/index.ts';
+import { createDatabase, databaseOptions } from '../../src/platform/db.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { migrateToLatest } from '../../src/platform/migrate.ts';
+import { createScratchDatabase } from '../lib/scratch-database.ts';
 
 /**
  * npm run measure:largest-tree [-- --runs N]: the largest product tree the configured limits accept

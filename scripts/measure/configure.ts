@@ -1,21 +1,21 @@
 import os from 'node:os';
 import { sql } from 'kysely';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.ts';
-import { largestTree } from './lib/largest-tree.ts';
-import { startMeasuredService } from './lib/measured-service.ts';
+import { loadConfig } from '../../src/config.ts';
+import { largestTree } from '../lib/largest-tree.ts';
+import { startMeasuredService } from '../lib/measured-service.ts';
 import {
   evaluate,
   MAX_SELECTIONS,
   type ProductTree,
   type Selection,
   type TreeRule,
-} from '../src/modules/catalog/index.ts';
-import type { Database } from '../src/modules/index.ts';
-import { createDatabase, databaseOptions } from '../src/platform/db.ts';
-import { createLogger } from '../src/platform/logger.ts';
-import { migrateToLatest } from '../src/platform/migrate.ts';
-import { createScratchDatabase } from './lib/scratch-database.ts';
+} from '../../src/modules/catalog/tools.ts';
+import type { Database } from '../../src/modules/index.ts';
+import { createDatabase, databaseOptions } from '../../src/platform/db.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { migrateToLatest } from '../../src/platform/migrate.ts';
+import { createScratchDatabase } from '../lib/scratch-database.ts';
 
 /** The parts of the answers this script reads. */
 interface Answer {

@@ -1,13 +1,13 @@
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { postGraphQL, send, type Exchange } from './abuse/http.ts';
-import { rssMb } from './abuse/measure.ts';
-import { parseCommandLine, parseWholeNumber, runCli } from './lib/cli.ts';
-import { ensureDatabase, prepareDataset, revokeToken } from './lib/dataset.ts';
-import { startServer, stopServer, type Server } from './lib/service-process.ts';
-import { ensureBuilt, serviceNodeArgs } from './lib/start-command.ts';
-import { percentile } from './lib/stats.ts';
+import { postGraphQL, send, type Exchange } from '../abuse/http.ts';
+import { rssMb } from '../abuse/measure.ts';
+import { parseCommandLine, parseWholeNumber, runCli } from '../lib/cli.ts';
+import { ensureDatabase, prepareDataset, revokeToken } from '../lib/dataset.ts';
+import { startServer, stopServer, type Server } from '../lib/service-process.ts';
+import { ensureBuilt, serviceNodeArgs } from '../lib/start-command.ts';
+import { percentile } from '../lib/stats.ts';
 
 /**
  * npm run measure:answer-flood [-- --service-dir DIR] [--concurrent 16] [--rounds 2] [--products 300] [--profile DIR]

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { skuSearchTerms } from './bench/queries.ts';
+import { skuSearchTerms } from '../bench/queries.ts';
 
 /**
  * npm run measure:search-plans [-- --terms N --statistics S --products P]: what PostgreSQL spends planning and running

@@ -1,18 +1,18 @@
 // Start-up to /ready and RSS of the service, run as compiled JavaScript (what `npm start` runs) and
 // through tsx (what it ran before `npm run build` existed), on an already migrated database.
-//   npx tsx scripts/measure-startup.ts [--runs 5]      DATABASE_URL set: PostgreSQL; unset: embedded
+//   npx tsx scripts/measure/startup.ts [--runs 5]      DATABASE_URL set: PostgreSQL; unset: embedded
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { freePort } from './lib/service-process.ts';
-import { residentBytes } from './lib/proc.ts';
-import { ensureBuilt, serviceNodeArgs } from './lib/start-command.ts';
-import { percentile } from './lib/stats.ts';
+import { freePort } from '../lib/service-process.ts';
+import { residentBytes } from '../lib/proc.ts';
+import { ensureBuilt, serviceNodeArgs } from '../lib/start-command.ts';
+import { percentile } from '../lib/stats.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
 const runs = Number(values.runs);
 const rssMiB = (pid: number) => (residentBytes(pid) ?? NaN) / 2 ** 20;

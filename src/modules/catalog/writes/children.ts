@@ -1,60 +1,35 @@
 import { ValidationFailed } from '../../../platform/errors.ts';
+import type { ComponentRow, CustomisationRow, StepRow } from '../repository.ts';
 import type { CatalogDb } from '../tables.ts';
-import type { ComponentRow, CustomisationRow, ProductRow, RuleRow, StepRow } from '../repository.ts';
-import * as writes from './repository.ts';
-import { lockVersion, readBack, transact, type WriteContext } from './service.ts';
-import { refIndex, refsById } from './upsert-plan.ts';
 import {
-  Checker,
-  check,
+  deleteComponentRow,
+  deleteCustomisationRow,
+  deleteStepRow,
+  insertRows,
+  renumber,
+  updateComponentRow,
+  updateCustomisationRow,
+  updateStepRow,
+} from './repository.ts';
+import { assertRuleEndsNameable } from './rules.ts';
+import { lockVersion, readBack, transact, type Changes, type Versioned, type WriteContext } from './transaction.ts';
+import { countChildren, findChildIds, findComponentBounds } from './tree-repository.ts';
+import { Checker, check } from './checker.ts';
+import type { ComponentInput, CustomisationInput, PriceMode, StepInput, TreeSize } from './inputs.ts';
+import {
   checkChanges,
-  checkTotals,
-  maxRulesOf,
-  ruleKey,
   checkComponent,
   checkCustomisation,
   checkStep,
+  checkTotals,
   componentRules,
   customisationRules,
-  productRules,
   sizeOf,
   stepRules,
-  type TreeSize,
-  type ComponentInput,
-  type CustomisationInput,
-  type PriceMode,
-  type RuleKind,
-  type StepInput,
 } from './validation.ts';
 
-// The granular writes: one record (and what it contains) at a time, each checked against its product's version.
-
-type Versioned<T> = T & { expectedUpdatedAt?: Date | null };
-type Changes<T> = { [K in keyof T]?: T[K] | null };
-
-export const updateProduct = (
-  ctx: WriteContext,
-  id: string,
-  input: Versioned<Changes<{ name: string; sku: string; basePrice: number; currency: string }>>,
-) => {
-  const changes = checkChanges(input, productRules) as {
-    name?: string;
-    sku?: string;
-    basePrice?: string;
-    currency?: string;
-  };
-  return transact(ctx, 'updateProduct', { sku: 'input.sku' }, async (trx) => {
-    const { target } = await lockVersion(trx, 'product', id, input.expectedUpdatedAt);
-    if (Object.keys(changes).length > 0) await writes.updateProduct(trx, target, changes);
-    return { result: await readBack.product(trx, target), logged: { productId: target } };
-  });
-};
-
-export const deleteProduct = (ctx: WriteContext, id: string, expectedUpdatedAt?: Date | null) =>
-  transact(ctx, 'deleteProduct', {}, async (trx) => {
-    const { target } = await lockVersion(trx, 'product', id, expectedUpdatedAt);
-    return { result: (await writes.deleteProduct(trx, target)) as ProductRow, logged: { productId: target } };
-  });
+// The granular writes of a product's children: one step, component or customisation (and what it
+// contains) at a time, and the reorders of steps and components, each checked against its product's version.
 
 /**
  * A granular create keeps its product within the totals and its parent within the per-parent limit, as a
@@ -83,7 +58,7 @@ export const createStep = (ctx: WriteContext, productId: string, input: Versione
   return transact(ctx, 'createStep', { order: 'input.order' }, async (trx) => {
     const { target, size } = await lockVersion(trx, 'product', productId, input.expectedUpdatedAt);
     assertFits(ctx, size, sizeOf(input));
-    const { stepIds } = await writes.insertRows(trx, { steps: [{ productId: target, step }] });
+    const { stepIds } = await insertRows(trx, { steps: [{ productId: target, step }] });
     return { result: await readBack.step(trx, stepIds[0]!), logged: { productId: target, stepId: stepIds[0] } };
   });
 };
@@ -96,7 +71,7 @@ export const updateStep = (
   const changes = checkChanges(input, stepRules) as { name?: string; order?: number; required?: boolean };
   return transact(ctx, 'updateStep', { order: 'input.order' }, async (trx) => {
     const { id: productId, target } = await lockVersion(trx, 'step', id, input.expectedUpdatedAt);
-    if (Object.keys(changes).length > 0) await writes.updateStep(trx, target, changes);
+    if (Object.keys(changes).length > 0) await updateStepRow(trx, target, changes);
     return { result: await readBack.step(trx, target), logged: { productId, stepId: target } };
   });
 };
@@ -104,21 +79,21 @@ export const updateStep = (
 export const deleteStep = (ctx: WriteContext, id: string, expectedUpdatedAt?: Date | null) =>
   transact(ctx, 'deleteStep', {}, async (trx) => {
     const { id: productId, target } = await lockVersion(trx, 'step', id, expectedUpdatedAt);
-    return { result: (await writes.deleteStep(trx, target)) as StepRow, logged: { productId, stepId: target } };
+    return { result: (await deleteStepRow(trx, target)) as StepRow, logged: { productId, stepId: target } };
   });
 
 export const createComponent = (ctx: WriteContext, stepId: string, input: Versioned<ComponentInput>) => {
   const component = check((c) => checkComponent(c, input, 'input', ctx.limits));
   return transact(ctx, 'createComponent', {}, async (trx) => {
     const { id: productId, target, size } = await lockVersion(trx, 'step', stepId, input.expectedUpdatedAt);
-    const siblings = await writes.countChildren(trx, 'components', target);
+    const siblings = await countChildren(trx, 'components', target);
     assertFits(ctx, size, sizeOf(input), {
       count: siblings,
       max: ctx.limits.maxComponentsPerStep,
       kind: 'components',
       parent: 'step',
     });
-    const { componentIds } = await writes.insertRows(trx, { components: [{ stepId: target, component }] });
+    const { componentIds } = await insertRows(trx, { components: [{ stepId: target, component }] });
     await assertRuleEndsNameable(trx, productId, { componentId: componentIds[0]! }, 'input.customisations');
     return {
       result: await readBack.component(trx, componentIds[0]!),
@@ -150,7 +125,7 @@ export const updateComponent = (
       ...(maxSelections !== undefined ? { max_selections: maxSelections } : {}),
     };
     if (Object.keys(bounds).length > 0) {
-      const stored = (await writes.findComponentBounds(trx, target))!;
+      const stored = (await findComponentBounds(trx, target))!;
       check((c) =>
         c.selections(
           'input.minSelections',
@@ -160,7 +135,7 @@ export const updateComponent = (
       );
     }
     const all = { ...changes, ...bounds };
-    if (Object.keys(all).length > 0) await writes.updateComponent(trx, target, all);
+    if (Object.keys(all).length > 0) await updateComponentRow(trx, target, all);
     if (all.position !== undefined)
       await assertRuleEndsNameable(trx, productId, { componentId: target }, 'input.position');
     return { result: await readBack.component(trx, target), logged: { productId, componentId: target } };
@@ -171,7 +146,7 @@ export const deleteComponent = (ctx: WriteContext, id: string, expectedUpdatedAt
   transact(ctx, 'deleteComponent', {}, async (trx) => {
     const { id: productId, target } = await lockVersion(trx, 'component', id, expectedUpdatedAt);
     return {
-      result: (await writes.deleteComponent(trx, target)) as ComponentRow,
+      result: (await deleteComponentRow(trx, target)) as ComponentRow,
       logged: { productId, componentId: target },
     };
   });
@@ -180,7 +155,7 @@ export const createCustomisation = (ctx: WriteContext, componentId: string, inpu
   const customisation = check((c) => checkCustomisation(c, input, 'input'));
   return transact(ctx, 'createCustomisation', {}, async (trx) => {
     const { id: productId, target, size } = await lockVersion(trx, 'component', componentId, input.expectedUpdatedAt);
-    const siblings = await writes.countChildren(trx, 'customisations', target);
+    const siblings = await countChildren(trx, 'customisations', target);
     const max = ctx.limits.maxCustomisationsPerComponent;
     assertFits(
       ctx,
@@ -188,7 +163,7 @@ export const createCustomisation = (ctx: WriteContext, componentId: string, inpu
       { steps: 0, components: 0, customisations: 1 },
       { count: siblings, max, kind: 'customisations', parent: 'component' },
     );
-    const { customisationIds } = await writes.insertRows(trx, {
+    const { customisationIds } = await insertRows(trx, {
       customisations: [{ componentId: target, customisation }],
     });
     await assertRuleEndsNameable(trx, productId, { customisationId: customisationIds[0]! }, 'input.name');
@@ -213,7 +188,7 @@ export const updateCustomisation = (
   const all = { ...changes, ...(priceMode !== undefined ? { price_mode: priceMode } : {}) };
   return transact(ctx, 'updateCustomisation', {}, async (trx) => {
     const { id: productId, target } = await lockVersion(trx, 'customisation', id, input.expectedUpdatedAt);
-    if (Object.keys(all).length > 0) await writes.updateCustomisation(trx, target, all);
+    if (Object.keys(all).length > 0) await updateCustomisationRow(trx, target, all);
     if (all.name !== undefined) await assertRuleEndsNameable(trx, productId, { customisationId: target }, 'input.name');
     return { result: await readBack.customisation(trx, target), logged: { productId, customisationId: target } };
   });
@@ -223,20 +198,20 @@ export const deleteCustomisation = (ctx: WriteContext, id: string, expectedUpdat
   transact(ctx, 'deleteCustomisation', {}, async (trx) => {
     const { id: productId, target } = await lockVersion(trx, 'customisation', id, expectedUpdatedAt);
     return {
-      result: (await writes.deleteCustomisation(trx, target)) as CustomisationRow,
+      result: (await deleteCustomisationRow(trx, target)) as CustomisationRow,
       logged: { productId, customisationId: target },
     };
   });
 
 /** `ids` must be every child of the parent, once each; they get slots 1, 2, … in that order. */
 async function renumberChildren(
-  trx: Parameters<typeof writes.renumber>[0],
+  trx: CatalogDb,
   table: 'steps' | 'components',
   parentId: string,
   ids: readonly string[],
   path: string,
 ) {
-  const stored = new Set(await writes.findChildIds(trx, table, parentId));
+  const stored = new Set(await findChildIds(trx, table, parentId));
   const given = new Set(ids);
   if (given.size !== ids.length || given.size !== stored.size || ![...given].every((id) => stored.has(id))) {
     const parent = table === 'steps' ? 'product' : 'step';
@@ -246,7 +221,7 @@ async function renumberChildren(
       ],
     });
   }
-  await writes.renumber(trx, table, ids);
+  await renumber(trx, table, ids);
 }
 
 export const reorderSteps = (
@@ -271,103 +246,4 @@ export const reorderComponents = (
     const { id: productId, target } = await lockVersion(trx, 'step', stepId, expectedUpdatedAt);
     await renumberChildren(trx, 'components', target, componentIds, 'componentIds');
     return { result: await readBack.step(trx, target), logged: { productId, stepId: target } };
-  });
-
-export interface CreateRuleInput {
-  kind: RuleKind;
-  customisationId: string;
-  otherCustomisationId: string;
-  message?: string | null;
-}
-
-/**
- * Every rule end stays one a CustomisationRef names (its step order, component position and name are
- * the product's only such), so the product exports and imports back. Checked after a granular write that
- * can add such a name or move one: a component created or moved, a customisation created or renamed.
- * Only the names the write touched are looked at (a product stored otherwise stays writable). Costs one
- * statement when the product has no rules.
- */
-async function assertRuleEndsNameable(
-  trx: CatalogDb,
-  productId: string,
-  written: { componentId?: string; customisationId?: string },
-  path: string,
-): Promise<void> {
-  const rules = await writes.findRules(trx, [productId]);
-  if (rules.length === 0) return;
-  const tree = await writes.findTrees(trx, [productId]);
-  const refs = refsById(tree);
-  const unique = refIndex(tree, productId);
-  const keyOf = (id: string) => {
-    const ref = refs.get(id)!;
-    return JSON.stringify([ref.stepOrder, ref.componentPosition, ref.name]);
-  };
-  const touched = new Set(
-    tree.customisations
-      .filter((x) => x.component_id === written.componentId || x.id === written.customisationId)
-      .map((x) => keyOf(x.id)),
-  );
-  for (const id of new Set(rules.flatMap((r) => [r.customisation_id, r.other_customisation_id]))) {
-    const ref = refs.get(id)!;
-    const key = keyOf(id);
-    if (touched.has(key) && unique.get(key) !== id) {
-      throw new ValidationFailed({
-        [path]: [
-          `A rule names the customisation "${ref.name}" (step ${ref.stepOrder}, component position ${ref.componentPosition}), and this would give another customisation the same step order, component position and name: choose another, or delete the rule first.`,
-        ],
-      });
-    }
-  }
-}
-
-/** A rule between two customisations of the product, each named by id. */
-export const createRule = (ctx: WriteContext, productId: string, input: Versioned<CreateRuleInput>) => {
-  const checked = check((c) => {
-    if (input.kind !== 'REQUIRES' && input.kind !== 'EXCLUDES') c.fail('input.kind', 'The selected kind is invalid.');
-    const a = c.id('input.customisationId', input.customisationId);
-    const b = c.id('input.otherCustomisationId', input.otherCustomisationId);
-    if (a !== undefined && a === b)
-      c.fail('input.otherCustomisationId', 'A rule cannot join a customisation to itself.');
-    return { a, b, message: c.message('input.message', input.message) };
-  });
-  return transact(ctx, 'createRule', {}, async (trx) => {
-    const { target } = await lockVersion(trx, 'product', productId, input.expectedUpdatedAt);
-    const a = checked.a!;
-    const b = checked.b!;
-    const tree = await writes.findTrees(trx, [target]);
-    const refs = refsById(tree);
-    const unique = refIndex(tree, target);
-    const stored = await writes.findRules(trx, [target]);
-    check((c) => {
-      // An end must be one an export can name (CustomisationRef), so that the product imports back.
-      for (const [id, path] of [
-        [a, 'input.customisationId'],
-        [b, 'input.otherCustomisationId'],
-      ] as const) {
-        const ref = refs.get(id);
-        if (!ref) c.fail(path, 'The selected customisation is not a customisation of the product.');
-        else if (unique.get(JSON.stringify([ref.stepOrder, ref.componentPosition, ref.name])) !== id)
-          c.fail(
-            path,
-            'Another customisation of the product has the same step order, component position and name: rename one first.',
-          );
-      }
-      const key = ruleKey(input.kind, a, b);
-      if (stored.some((r) => ruleKey(r.kind, r.customisation_id, r.other_customisation_id) === key)) {
-        c.fail('input', 'The product already has this rule.');
-      }
-      const max = maxRulesOf(ctx.limits);
-      if (stored.length >= max) c.fail('input', `A product may have at most ${max} rules; it has ${stored.length}.`);
-    });
-    const [rule] = await writes.insertRules(trx, [
-      { productId: target, kind: input.kind, customisationId: a, otherCustomisationId: b, message: checked.message },
-    ]);
-    return { result: rule!, logged: { productId: target, ruleId: rule!.id } };
-  });
-};
-
-export const deleteRule = (ctx: WriteContext, id: string, expectedUpdatedAt?: Date | null) =>
-  transact(ctx, 'deleteRule', {}, async (trx) => {
-    const { target, id: productId } = await lockVersion(trx, 'rule', id, expectedUpdatedAt);
-    return { result: (await writes.deleteRule(trx, target)) as RuleRow, logged: { productId, ruleId: target } };
   });

@@ -4,7 +4,7 @@
  * while clients request the largest of them and never read the answer. Starts
  * the service as `npm start` does, on a temporary embedded database.
  *
- *   npx tsx scripts/measure-graphiql.ts [--sockets 20]
+ *   npx tsx scripts/measure/graphiql.ts [--sockets 20]
  *
  * Service settings pass through the environment, e.g. GRAPHIQL_MAX_CONCURRENT_SENDS=20.
  */
@@ -14,10 +14,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseCommandLine } from './lib/cli.ts';
-import { residentBytes } from './lib/proc.ts';
-import { echoStderr, startServer, stopServer, type Server } from './lib/service-process.ts';
-import { ensureBuilt, serviceNodeArgs } from './lib/start-command.ts';
+import { parseCommandLine } from '../lib/cli.ts';
+import { residentBytes } from '../lib/proc.ts';
+import { echoStderr, startServer, stopServer, type Server } from '../lib/service-process.ts';
+import { ensureBuilt, serviceNodeArgs } from '../lib/start-command.ts';
 
 const { values } = parseCommandLine(process.argv.slice(2), { sockets: { type: 'string', default: '20' } });
 const SOCKETS = Number(values.sockets);

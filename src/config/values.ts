@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+// The value types settings are made of, and the group: the variables it reads and the settings it makes.
+
+export const optionalNonEmpty = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
+export const intInRange = (min: number, max: number) =>
+  z.coerce
+    .number({ error: `must be a whole number between ${min} and ${max}` })
+    .int({ error: `must be a whole number between ${min} and ${max}` })
+    .min(min, { error: `must be a whole number between ${min} and ${max}` })
+    .max(max, { error: `must be a whole number between ${min} and ${max}` });
+
+export const optionalInt = (min: number, max: number) =>
+  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), intInRange(min, max).optional());
+
+export const postgresUrl = optionalNonEmpty.pipe(
+  z
+    .string()
+    .refine((v) => /^postgres(ql)?:\/\//.test(v), { error: 'must be a postgres:// or postgresql:// URL' })
+    .optional(),
+);
+
+/** A group of settings: the variables it reads, and what it makes of them once they are valid. */
+export const group = <Shape extends z.ZodRawShape, Settings>(
+  shape: Shape,
+  read: (env: z.output<z.ZodObject<Shape>>) => Settings,
+) => ({
+  shape,
+  read,
+});
