@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import { createGraphQLEndpoint } from './graphql/endpoint.ts';
 import { createGraphiQL } from './graphql/graphiql.ts';
@@ -54,6 +55,28 @@ export interface AppOptions {
   metricsExposition?: () => Promise<string>;
 }
 
+/** Only a process that caches listens: the response cache and the token cache both follow the feed. */
+async function listenForChanges(
+  config: Config,
+  database: DatabaseHandle<Database>,
+  logger: Logger,
+): Promise<ChangeFeed | undefined> {
+  if (config.caches.response.maxEntries === 0 && config.caches.token.maxEntries === 0) return undefined;
+  return database.listen([CATALOG_CHANGED, TOKENS_CHANGED], {
+    heartbeatMs: config.caches.listenerHeartbeatMs,
+    logger,
+    url: config.database.listenUrl,
+  });
+}
+
+/** The response cache, emptied of what each catalogue change names; none when it is switched off. */
+function createFollowingCache(config: Config, changes: ChangeFeed, registry: Registry): ResponseCache | undefined {
+  if (config.caches.response.maxEntries === 0) return undefined;
+  const cache = createResponseCache({ ...config.caches.response, registry });
+  followChanges(cache, changes, CATALOG_CHANGED, catalogChangedTags);
+  return cache;
+}
+
 /** Builds the service from the platform and the modules, without listening or migrating. */
 export async function createApp(config: Config, options: AppOptions): Promise<App> {
   const { database } = options;
@@ -63,20 +86,8 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
   if (database.poolStats) metrics.watchPool(database.poolStats);
   const lifecycle = createLifecycle(options.starting ? 'starting' : 'serving');
 
-  // Only a process that caches listens: the response cache and the token cache both follow the feed.
-  const changes: ChangeFeed | undefined =
-    config.caches.response.maxEntries > 0 || config.caches.token.maxEntries > 0
-      ? await database.listen([CATALOG_CHANGED, TOKENS_CHANGED], {
-          heartbeatMs: config.caches.listenerHeartbeatMs,
-          logger,
-          url: config.database.listenUrl,
-        })
-      : undefined;
-  let responseCache: ResponseCache | undefined;
-  if (changes && config.caches.response.maxEntries > 0) {
-    responseCache = createResponseCache({ ...config.caches.response, registry: metrics.registry });
-    followChanges(responseCache, changes, CATALOG_CHANGED, catalogChangedTags);
-  }
+  const changes = await listenForChanges(config, database, logger);
+  const responseCache = changes && createFollowingCache(config, changes, metrics.registry);
 
   const modules = createModules({ db: database.db, config, logger, registry: metrics.registry, changes });
   const parts: ModuleParts[] = Object.values(modules);
