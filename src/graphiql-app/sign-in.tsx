@@ -74,42 +74,56 @@ function SignInPanel() {
     }
   }
 
-  if (token) {
-    return (
-      <section className="pcs-sign-in" aria-label="Signed in">
-        <div className="graphiql-doc-explorer-title">Signed in</div>
-        {me ? (
-          <dl>
-            <dt>User</dt>
-            <dd data-testid="signed-in-user">
-              {me.user.name} &lt;{me.user.email}&gt;{me.user.isAdmin ? ' (administrator)' : ''}
-            </dd>
-            <dt>Token</dt>
-            <dd>
-              #{me.token.id} “{me.token.name}”
-            </dd>
-            <dt>Abilities</dt>
-            <dd>{me.token.abilities.map((a) => (a === '*' ? '* (all your role allows)' : a)).join(', ')}</dd>
-            <dt>Expires</dt>
-            <dd>{me.token.expiresAt ?? 'never'}</dd>
-          </dl>
-        ) : (
-          <p>{error ?? 'Checking your token…'}</p>
-        )}
-        <p className="pcs-note">
-          Every tab’s requests and the schema fetch carry this token. It is kept in this browser tab only.
-        </p>
-        <button type="button" className="graphiql-button" onClick={() => void onSignOut()} disabled={busy}>
-          Sign out
-        </button>
-      </section>
-    );
-  }
+  return token ? (
+    <SignedIn me={me} error={error} busy={busy} onSignOut={() => void onSignOut()} />
+  ) : (
+    <SignInForm error={error} busy={busy} onSubmit={(event) => void onSubmit(event)} />
+  );
+}
 
+interface PanelState {
+  error: string | null;
+  busy: boolean;
+}
+
+/** Who is signed in, with which abilities, until when; and the way out. */
+function SignedIn({ me, error, busy, onSignOut }: PanelState & { me: Me | null; onSignOut: () => void }) {
+  return (
+    <section className="pcs-sign-in" aria-label="Signed in">
+      <div className="graphiql-doc-explorer-title">Signed in</div>
+      {me ? (
+        <dl>
+          <dt>User</dt>
+          <dd data-testid="signed-in-user">
+            {me.user.name} &lt;{me.user.email}&gt;{me.user.isAdmin ? ' (administrator)' : ''}
+          </dd>
+          <dt>Token</dt>
+          <dd>
+            #{me.token.id} “{me.token.name}”
+          </dd>
+          <dt>Abilities</dt>
+          <dd>{me.token.abilities.map((a) => (a === '*' ? '* (all your role allows)' : a)).join(', ')}</dd>
+          <dt>Expires</dt>
+          <dd>{me.token.expiresAt ?? 'never'}</dd>
+        </dl>
+      ) : (
+        <p>{error ?? 'Checking your token…'}</p>
+      )}
+      <p className="pcs-note">
+        Every tab’s requests and the schema fetch carry this token. It is kept in this browser tab only.
+      </p>
+      <button type="button" className="graphiql-button" onClick={onSignOut} disabled={busy}>
+        Sign out
+      </button>
+    </section>
+  );
+}
+
+function SignInForm({ error, busy, onSubmit }: PanelState & { onSubmit: (event: FormEvent<HTMLFormElement>) => void }) {
   return (
     <section className="pcs-sign-in" aria-label="Sign in">
       <div className="graphiql-doc-explorer-title">Sign in</div>
-      <form onSubmit={(event) => void onSubmit(event)}>
+      <form onSubmit={onSubmit}>
         <label>
           Email
           <input name="email" type="email" autoComplete="username" required />
