@@ -15,7 +15,7 @@ import { serviceSchema } from '../../src/modules/index.ts';
 import { isDatabaseUnavailable } from '../../src/platform/db-errors.ts';
 import type { FieldErrors } from '../../src/platform/errors.ts';
 import { CliError, describeError, EXIT_USAGE, parseCommandLine, usageError } from '../lib/cli.ts';
-import { ensureMigrated, withDatabase } from '../lib/database.ts';
+import { ensureMigrated, isStatementTimeout, withDatabase } from '../lib/database.ts';
 import {
   CatalogFileError,
   readCatalogEntries,
@@ -170,11 +170,8 @@ function printSummary({ counts, failures, unlisted }: ImportSummary, dryRun: boo
 }
 
 function unavailable(err: unknown): CliError {
-  // 57014: our statement timeout. On a busy database a longer one lets the import through.
-  const hint =
-    (err as { code?: unknown } | null)?.code === '57014'
-      ? ' A busy database may need a longer DATABASE_STATEMENT_TIMEOUT_MS.'
-      : '';
+  // Our statement timeout: on a busy database a longer one lets the import through.
+  const hint = isStatementTimeout(err) ? ' A busy database may need a longer CLI_STATEMENT_TIMEOUT_MS.' : '';
   return new CliError(
     `The database is unavailable (${describeError(err)}); the import stopped. Run it again when the database is back.${hint}`,
     EXIT_DATABASE_UNAVAILABLE,
