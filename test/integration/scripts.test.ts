@@ -268,6 +268,37 @@ describe.skipIf(!process.env.DATABASE_URL)('the command-line statement timeout',
   );
 });
 
+describe('npm run db:seed -- --demo', () => {
+  it(
+    'puts the demo catalogue and an administrator into an empty database, prints the password once, and refuses a second time',
+    async () => {
+      // Issue 30 item 8: on PostgreSQL the demo desk and wallet could not be had at all.
+      const c = await createCliTarget();
+      try {
+        const seeded = await c.run('seed', ['--demo']);
+        expect(seeded.code, seeded.stderr).toBe(0);
+        expect(seeded.stdout).toMatch(/^ {2}email: {4}demo@example\.com$/m);
+        const password = /^ {2}password: (\S{20})$/m.exec(seeded.stdout)?.[1];
+        expect(password).toBeDefined();
+        await withOpen(c, async (db) => {
+          expect(await count(db, 'products')).toBe(52);
+          const desk = await db.selectFrom('products').select(['id', 'sku']).where('id', '=', '51').executeTakeFirst();
+          expect(desk?.sku).toBe('DEMO-DESK');
+          const users = await db.selectFrom('users').select(['email', 'is_admin']).execute();
+          expect(users).toEqual([{ email: 'demo@example.com', is_admin: true }]);
+        });
+        const again = await c.run('seed', ['--demo']);
+        expect(again.code).toBe(1);
+        expect(again.stderr).toMatch(/already has users or products/);
+        expect(again.stdout).not.toContain('password');
+      } finally {
+        await c.drop();
+      }
+    },
+    SLOW,
+  );
+});
+
 describe('npm run admin', () => {
   const email = 'ops.lead@example.com';
   const password = 'correct horse battery staple';

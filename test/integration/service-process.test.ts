@@ -10,13 +10,15 @@ import { createTestDatabase } from '../support/database.ts';
 import { startServerProcess, waitForStatus, type ServerProcess } from '../support/process.ts';
 
 /**
- * Issue 30 item 9: a body over the limit, sent with Node's fetch to the real service in its own process.
+ * The real service in its own process, on a database with a catalogue and no user: what a new operator
+ * sees at start, and (issue 30 item 9) a body over the limit, sent with Node's fetch to the real service in its own process.
  * The server refused it unread and closed the socket on the unread rest, so the kernel reset the connection
  * under the sender: fetch failed with EPIPE and never saw the 413. (In one process with the client the
  * loopback buffers swallow the whole body first, so this needs the service's own process.)
  */
 
 let server: ServerProcess;
+let stdout = '';
 let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
@@ -42,6 +44,7 @@ beforeAll(async () => {
     cleanup = () => fs.rm(dir, { recursive: true, force: true });
   }
   server = await startServerProcess(env);
+  server.child.stdout!.on('data', (chunk: Buffer | string) => (stdout += String(chunk)));
   expect(await waitForStatus(`${server.url}/ready`, 200, 60_000)).toBe(200);
 }, 120_000);
 
@@ -57,6 +60,17 @@ const postJson = (url: string, body: string) =>
     headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
     body,
   });
+
+describe('start-up on a database without users', () => {
+  it('says nobody can sign in yet and names user:create and db:seed --demo (PostgreSQL is never seeded)', async () => {
+    // Issue 30 item 8: a new PostgreSQL database started with no user and said nothing.
+    await server.waitForLog((l) => l.msg === 'ready');
+    await expect.poll(() => stdout, { timeout: 10_000 }).toContain('The database has no user yet');
+    expect(stdout).toContain('npm run admin -- user:create --email');
+    expect(stdout).toContain('npm run db:seed -- --demo');
+    expect(stdout).not.toContain('Demo login');
+  }, 60_000);
+});
 
 describe('a body over the limit, sent by a client that is still sending', () => {
   it('POST /api/v1/login of 5 MB: the client reads 413 and Connection: close', async () => {
