@@ -1,11 +1,12 @@
-import { DEFAULT_SHAPE, seedCatalog } from '../db/seeds/catalog.ts';
 import { parseCommandLine, parseWholeNumber, runCli, usageError } from './lib/cli.ts';
-import { ensureMigrated, withDatabase } from './lib/database.ts';
+
+// The generator and the database are imported when a seed runs, not for --help or a usage error: they pull
+// in the catalogue module and the drivers, seconds of start-up on a busy machine (BENCHMARKS.md).
 
 const USAGE = `Usage: npm run db:seed -- --products N [--seed S] [--batch-size B]
        npm run db:seed -- --demo
 
-Inserts N generated products (each ${DEFAULT_SHAPE.steps} steps x ${DEFAULT_SHAPE.components} components x ${DEFAULT_SHAPE.customisations} customisations) into the configured
+Inserts N generated products (each 5 steps x 4 components x 3 customisations) into the configured
 database, migrating it first if needed. The same seed always yields the same products;
 seeding again with the same seed inserts nothing (their skus exist already).
 
@@ -50,6 +51,8 @@ runCli(async () => {
       ? DEFAULT_BATCH_SIZE
       : parseWholeNumber('--batch-size', values['batch-size'], { min: 1, max: 100_000 });
 
+  const { seedCatalog } = await import('../db/seeds/catalog.ts');
+  const { ensureMigrated, withDatabase } = await import('./lib/database.ts');
   await withDatabase(async (ctx) => {
     await ensureMigrated(ctx);
     process.stdout.write(`Seeding ${products} products with seed ${seed} into ${ctx.target}\n`);
@@ -78,6 +81,7 @@ runCli(async () => {
 async function seedDemo(): Promise<number> {
   const { seedDemoIfEmpty } = await import('../db/seeds/demo.ts');
   const { createAuthService } = await import('../src/modules/auth/index.ts');
+  const { ensureMigrated, withDatabase } = await import('./lib/database.ts');
   return withDatabase(async (ctx) => {
     await ensureMigrated(ctx);
     const auth = createAuthService({ db: ctx.database.db, config: ctx.config.auth, logger: ctx.logger });

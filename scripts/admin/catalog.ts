@@ -24,17 +24,6 @@ import {
   type CatalogEntry,
 } from './catalog-file.ts';
 
-export const CATALOG_USAGE = `  catalog:export [--out FILE]
-      Writes the whole catalogue as {"products": [...]} (UpsertProductInput, no ids),
-      ordered by sku, to FILE or stdout.
-  catalog:import FILE [--dry-run]
-      Upserts each product of such a file by sku, one transaction per product, and
-      prints what was created, updated, unchanged or failed (with the reasons).
-      --dry-run does all of it and writes nothing. Exit 0: all imported; 1: some
-      failed; 2: the file could not be read or is not such a file (nothing
-      written); 75: the database was unavailable (the import stopped).
-`;
-
 const EXIT_SOME_FAILED = 1;
 /** sysexits' EX_TEMPFAIL: the database was away; running the import again finishes it. */
 const EXIT_DATABASE_UNAVAILABLE = 75;

@@ -33,6 +33,11 @@ export async function withDatabase<T>(
   const config = loadConfig();
   // Logs go to stderr and only when something is wrong: stdout is the command's output.
   const logger = createLogger(config.logging.level === 'silent' ? 'silent' : 'warn', process.stderr);
+  // Opening the embedded database (WASM, then its files) takes seconds on a busy machine: say so to a person
+  // at a terminal, so the command does not look hung. Pipes and files get only the command's own output.
+  if (!config.database.url && process.stderr.isTTY) {
+    process.stderr.write(`Opening the embedded database in ${config.database.dataDir}…\n`);
+  }
   const database = await createDatabase<Database>(
     databaseOptions(config.database, logger, {
       poolSize: options.poolSize ?? 2,
