@@ -161,6 +161,9 @@ describe('GraphiQL in chromium', () => {
       expect(example).toContain('product(id: "1")');
       expect(example).toContain('Sign in with the Account panel');
       expect(example).not.toContain('Headers tab');
+      // Issue 30 item 8: before sign-in the schema fetch was sent anyway, and its 401 filled the response pane.
+      await page.waitForTimeout(1_000);
+      expect(await responseText(page)).not.toContain('Unauthenticated.');
 
       await signIn(page, user);
       const panelText = await page.locator('section.pcs-sign-in').innerText();
