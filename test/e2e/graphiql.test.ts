@@ -299,4 +299,23 @@ describe('GraphiQL in chromium', () => {
       await page.close();
     },
   );
+
+  it('shows the opening comments whole at 1920 px with the Account panel open', async () => {
+    // Issue 30 item 8: the examples' comment lines ran past the query editor's right edge.
+    const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+    await page.goto(`${t.url}/graphql`, { waitUntil: 'load', timeout: 120_000 });
+    await queryEditor(page).waitFor({ timeout: 60_000 });
+    await page.locator('section.pcs-sign-in').waitFor({ timeout: 30_000 });
+    await expect
+      .poll(() => page.locator('.graphiql-query-editor .view-line').count(), { timeout: 30_000 })
+      .toBeGreaterThan(3);
+    const overflow = await page.evaluate(() => {
+      const editor = document.querySelector('.graphiql-query-editor .monaco-editor')!.getBoundingClientRect();
+      return [...document.querySelectorAll('.graphiql-query-editor .view-line')]
+        .filter((line) => line.firstElementChild!.getBoundingClientRect().right > editor.right)
+        .map((line) => line.textContent);
+    });
+    expect(overflow).toEqual([]);
+    await page.close();
+  });
 });
