@@ -264,19 +264,11 @@ describe('GraphiQL in chromium', () => {
       await signIn(page, admin);
       const tabs = page.locator('.graphiql-tab');
       await expect.poll(() => tabs.count(), { timeout: 60_000 }).toBe(3);
-      // Tabs are renamed after their operations once the page settles; click the settled tab. In headless
-      // Chromium a click right after sign-in is sometimes lost (the tab stays inactive, no page error):
-      // click again, as a person would, until the tab is the active one.
+      // Tabs are renamed after their operations once the page settles; click the settled tab, once (issue 30
+      // item 8: the first click after signing in was lost to a stale framer-motion transform; see style.css).
       await expect.poll(() => tabs.nth(2).innerText(), { timeout: 30_000 }).toContain('Configure');
-      await expect
-        .poll(
-          async () => {
-            await tabs.nth(1).locator('.graphiql-tab-button').click();
-            return tabs.nth(1).getAttribute('class');
-          },
-          { timeout: 30_000, interval: 250 },
-        )
-        .toContain('graphiql-tab-active');
+      await tabs.nth(1).locator('.graphiql-tab-button').click();
+      await expect.poll(() => tabs.nth(1).getAttribute('class'), { timeout: 10_000 }).toContain('graphiql-tab-active');
       await expect
         .poll(async () => shown(await queryEditor(page).locator('.view-lines').innerText()), { timeout: 60_000 })
         .toContain('mutation CreateProduct($input: CreateProductInput!)');
