@@ -1,16 +1,21 @@
-import { DEFAULT_SHAPE, seedCatalog } from '../db/seeds/catalog.ts';
 import { parseCommandLine, parseWholeNumber, runCli, usageError } from './lib/cli.ts';
-import { ensureMigrated, withDatabase } from './lib/database.ts';
+
+// The generator and the database are imported when a seed runs, not for --help or a usage error: they pull
+// in the catalogue module and the drivers, seconds of start-up on a busy machine (BENCHMARKS.md).
 
 const USAGE = `Usage: npm run db:seed -- --products N [--seed S] [--batch-size B]
+       npm run db:seed -- --demo
 
-Inserts N generated products (each ${DEFAULT_SHAPE.steps} steps x ${DEFAULT_SHAPE.components} components x ${DEFAULT_SHAPE.customisations} customisations) into the configured
+Inserts N generated products (each 5 steps x 4 components x 3 customisations) into the configured
 database, migrating it first if needed. The same seed always yields the same products;
 seeding again with the same seed inserts nothing (their skus exist already).
 
   --products N     how many products (required, at least 1)
   --seed S         generator seed, 0..2147483647 (default 1)
   --batch-size B   products per transaction (default 500)
+  --demo           on an empty database, what npm start gives a new embedded one: the demo
+                   catalogue (52 products, the demo desk 51 and wallet 52 among them) and an
+                   administrator demo@example.com whose generated password is printed once
 `;
 
 // Products per transaction. A batch is four INSERT ... SELECT unnest(...) statements
@@ -26,11 +31,16 @@ runCli(async () => {
     products: { type: 'string' },
     seed: { type: 'string' },
     'batch-size': { type: 'string' },
+    demo: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
     process.stdout.write(USAGE);
     return;
+  }
+  if (values.demo) {
+    if (values.products !== undefined) throw usageError(`--demo takes no --products.\n\n${USAGE}`);
+    return seedDemo();
   }
   if (values.products === undefined) throw usageError(`--products is required.\n\n${USAGE}`);
   const products = parseWholeNumber('--products', values.products, { min: 1, max: Number.MAX_SAFE_INTEGER });
@@ -41,6 +51,8 @@ runCli(async () => {
       ? DEFAULT_BATCH_SIZE
       : parseWholeNumber('--batch-size', values['batch-size'], { min: 1, max: 100_000 });
 
+  const { seedCatalog } = await import('../db/seeds/catalog.ts');
+  const { ensureMigrated, withDatabase } = await import('./lib/database.ts');
   await withDatabase(async (ctx) => {
     await ensureMigrated(ctx);
     process.stdout.write(`Seeding ${products} products with seed ${seed} into ${ctx.target}\n`);
@@ -64,6 +76,29 @@ runCli(async () => {
     );
   });
 });
+
+/** The embedded first start's demo, on any database, but only an empty one (the user is an administrator). */
+async function seedDemo(): Promise<number> {
+  const { seedDemoIfEmpty } = await import('../db/seeds/demo.ts');
+  const { createAuthService } = await import('../src/modules/auth/index.ts');
+  const { ensureMigrated, withDatabase } = await import('./lib/database.ts');
+  return withDatabase(async (ctx) => {
+    await ensureMigrated(ctx);
+    const auth = createAuthService({ db: ctx.database.db, config: ctx.config.auth, logger: ctx.logger });
+    const demo = await seedDemoIfEmpty(ctx.database.db, auth, ctx.config.catalog.currency);
+    if (!demo) {
+      process.stderr.write(
+        `Error: ${ctx.target} already has users or products; the demo goes only into an empty one.\n`,
+      );
+      return 1;
+    }
+    process.stdout.write(
+      `Seeded the demo catalogue into ${ctx.target}.\n` +
+        `Demo login (shown only this once):\n  email:    ${demo.email}\n  password: ${demo.password}\n`,
+    );
+    return 0;
+  });
+}
 
 /**
  * One progress line: redrawn in place on a terminal, one line per batch when

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { seedDemoIfEmpty } from '../db/seeds/demo.ts';
+import { NO_USER_HINT, seedDemoIfEmpty } from '../db/seeds/demo.ts';
+import { countUsers } from './modules/auth/index.ts';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { joinCluster, runPrimary } from './platform/cluster.ts';
@@ -149,8 +150,12 @@ async function main(): Promise<void> {
     database,
     () => stopping,
     async () => {
-      if (database.kind !== 'embedded') return;
-      const demo = await seedDemoIfEmpty(database.db, app.modules.auth.service, config.catalog.currency);
+      const demo =
+        database.kind === 'embedded'
+          ? await seedDemoIfEmpty(database.db, app.modules.auth.service, config.catalog.currency)
+          : null;
+      // A PostgreSQL database is never seeded behind its operator's back: say how to get in instead.
+      if (!demo && (await countUsers(database.db)) === 0) process.stdout.write(NO_USER_HINT);
       if (demo) {
         // Printed once, on the first start of an empty embedded database; never logged.
         process.stdout.write(

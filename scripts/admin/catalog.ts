@@ -15,7 +15,7 @@ import { serviceSchema } from '../../src/modules/index.ts';
 import { isDatabaseUnavailable } from '../../src/platform/db-errors.ts';
 import type { FieldErrors } from '../../src/platform/errors.ts';
 import { CliError, describeError, EXIT_USAGE, parseCommandLine, usageError } from '../lib/cli.ts';
-import { ensureMigrated, withDatabase } from '../lib/database.ts';
+import { ensureMigrated, isStatementTimeout, withDatabase } from '../lib/database.ts';
 import {
   CatalogFileError,
   readCatalogEntries,
@@ -23,17 +23,6 @@ import {
   SHAPE_MESSAGE,
   type CatalogEntry,
 } from './catalog-file.ts';
-
-export const CATALOG_USAGE = `  catalog:export [--out FILE]
-      Writes the whole catalogue as {"products": [...]} (UpsertProductInput, no ids),
-      ordered by sku, to FILE or stdout.
-  catalog:import FILE [--dry-run]
-      Upserts each product of such a file by sku, one transaction per product, and
-      prints what was created, updated, unchanged or failed (with the reasons).
-      --dry-run does all of it and writes nothing. Exit 0: all imported; 1: some
-      failed; 2: the file could not be read or is not such a file (nothing
-      written); 75: the database was unavailable (the import stopped).
-`;
 
 const EXIT_SOME_FAILED = 1;
 /** sysexits' EX_TEMPFAIL: the database was away; running the import again finishes it. */
@@ -170,11 +159,8 @@ function printSummary({ counts, failures, unlisted }: ImportSummary, dryRun: boo
 }
 
 function unavailable(err: unknown): CliError {
-  // 57014: our statement timeout. On a busy database a longer one lets the import through.
-  const hint =
-    (err as { code?: unknown } | null)?.code === '57014'
-      ? ' A busy database may need a longer DATABASE_STATEMENT_TIMEOUT_MS.'
-      : '';
+  // Our statement timeout: on a busy database a longer one lets the import through.
+  const hint = isStatementTimeout(err) ? ' A busy database may need a longer CLI_STATEMENT_TIMEOUT_MS.' : '';
   return new CliError(
     `The database is unavailable (${describeError(err)}); the import stopped. Run it again when the database is back.${hint}`,
     EXIT_DATABASE_UNAVAILABLE,

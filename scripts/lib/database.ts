@@ -4,6 +4,7 @@ import type { Database } from '../../src/modules/index.ts';
 import { createDatabase, databaseOptions, type DatabaseHandle } from '../../src/platform/db.ts';
 import { createLogger, type Logger } from '../../src/platform/logger.ts';
 import { migrateToLatest } from '../../src/platform/migrate.ts';
+import { CliError, describeError } from './cli.ts';
 
 export interface CliContext {
   config: Config;
@@ -32,14 +33,38 @@ export async function withDatabase<T>(
   const config = loadConfig();
   // Logs go to stderr and only when something is wrong: stdout is the command's output.
   const logger = createLogger(config.logging.level === 'silent' ? 'silent' : 'warn', process.stderr);
+  // Opening the embedded database (WASM, then its files) takes seconds on a busy machine: say so to a person
+  // at a terminal, so the command does not look hung. Pipes and files get only the command's own output.
+  if (!config.database.url && process.stderr.isTTY) {
+    process.stderr.write(`Opening the embedded database in ${config.database.dataDir}…\n`);
+  }
   const database = await createDatabase<Database>(
-    databaseOptions(config.database, logger, { poolSize: options.poolSize ?? 2 }),
+    databaseOptions(config.database, logger, {
+      poolSize: options.poolSize ?? 2,
+      // Bulk commands run statements of minutes: the server's per-request timeout would fail them half way.
+      statementTimeoutMs: config.database.cliStatementTimeoutMs,
+    }),
   );
   try {
     return await fn({ config, database, logger, target: describeTarget(config.database) });
+  } catch (err) {
+    throw isStatementTimeout(err) ? statementTimeoutError(err, config.database.cliStatementTimeoutMs) : err;
   } finally {
     await database.close();
   }
+}
+
+/** 57014: the server's statement_timeout; the adapter's read timeout when the answer never came. */
+export function isStatementTimeout(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return e?.code === '57014' || e?.message === 'Query read timeout';
+}
+
+function statementTimeoutError(err: unknown, timeoutMs: number): CliError {
+  return new CliError(
+    `A statement ran longer than CLI_STATEMENT_TIMEOUT_MS (${timeoutMs} ms) and was stopped (${describeError(err)}). ` +
+      'Run the command again with a longer one, e.g. CLI_STATEMENT_TIMEOUT_MS=3600000, or 0 for none.',
+  );
 }
 
 /**

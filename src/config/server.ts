@@ -93,6 +93,10 @@ export const database = group(
     DATABASE_POOL_SIZE: intInRange(1, 200).default(10),
     DATABASE_CONNECT_TIMEOUT_MS: intInRange(100, 60_000).default(2_000),
     DATABASE_STATEMENT_TIMEOUT_MS: intInRange(100, 600_000).default(2_000),
+    // Seed, import, export and the other admin commands run statements that take minutes, not a request's 2 s.
+    CLI_STATEMENT_TIMEOUT_MS: z
+      .union([z.literal('0').transform(() => 0), intInRange(1_000, 86_400_000)])
+      .default(600_000),
     DATABASE_LISTEN_URL: postgresUrl,
   },
   (e) => ({
@@ -102,6 +106,8 @@ export const database = group(
     poolSize: e.DATABASE_POOL_SIZE,
     connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
     statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+    /** The command-line tools' statement timeout; 0 turns it off. */
+    cliStatementTimeoutMs: e.CLI_STATEMENT_TIMEOUT_MS,
     /** Where change notifications are listened for, when not url (e.g. past a transaction pooler). */
     listenUrl: e.DATABASE_LISTEN_URL,
   }),

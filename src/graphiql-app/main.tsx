@@ -45,8 +45,27 @@ function withItsOperation(params: Parameters<Fetcher>[0]): Parameters<Fetcher>[0
   return { ...params, operationName: names[0] ?? null };
 }
 
+/**
+ * Without a token the schema fetch can only answer 401, and GraphiQL shows that in the response pane before
+ * anyone ran anything: it waits for a sign-in instead (or goes at once with a tab's own Authorization header).
+ */
+function signedIn(): Promise<void> {
+  if (session.token) return Promise.resolve();
+  return new Promise((resolve) => {
+    const off = session.subscribe(() => {
+      if (!session.token) return;
+      off();
+      resolve();
+    });
+  });
+}
+
 /** Every tab's operations and the schema fetch: POST JSON, with the signed-in token. */
 const fetcher: Fetcher = async (params, opts) => {
+  const ownAuthorization = Object.keys(opts?.headers ?? {}).some((k) => k.toLowerCase() === 'authorization');
+  if ((params as { operationName?: unknown }).operationName === 'IntrospectionQuery' && !ownAuthorization) {
+    await signedIn();
+  }
   const res = await fetch(location.pathname, {
     method: 'POST',
     headers: withToken({ 'Content-Type': 'application/json', Accept: 'application/json', ...(opts?.headers ?? {}) }),

@@ -11,7 +11,8 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   if (declared > limit) throw payloadTooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
+  // destroyOnReturn false: a refusal leaves the socket open, so the rest can be discarded (discard-body.ts).
+  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > limit) throw payloadTooLarge(limit);
     chunks.push(chunk);
@@ -20,7 +21,7 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
 }
 
 function payloadTooLarge(limit: number): HttpError {
-  // The rest of the body is never read, so the connection cannot be reused.
+  // The rest of the body is only discarded, so the connection cannot be reused.
   return new HttpError(413, `The request body is larger than ${limit} bytes.`, { headers: { Connection: 'close' } });
 }
 

@@ -7,6 +7,7 @@ import type { Authenticate } from '../platform/session.ts';
 import { clientIp } from './client-ip.ts';
 import type { Cors } from './cors.ts';
 import type { Lifecycle } from './lifecycle.ts';
+import { answerThenDiscard } from './discard-body.ts';
 import { httpErrorOf, sendHttpError } from './respond.ts';
 import { createRouter, type Endpoint, type Route } from './router.ts';
 import { guardSend, type SendLimits } from './send-deadline.ts';
@@ -93,7 +94,9 @@ export function createRequestListener(deps: {
         res.destroy();
         return;
       }
-      const send = (error: HttpError) => (endpoint ? endpoint.sendError(res, error) : sendHttpError(res, error));
+      // A body left unread is drained before the socket closes: a client still sending it reads the answer.
+      const send = (error: HttpError) =>
+        answerThenDiscard(req, res, () => (endpoint ? endpoint.sendError(res, error) : sendHttpError(res, error)));
       const refusal = httpErrorOf(err);
       if (refusal) return send(refusal);
       // The database is away (authentication included): a retryable 503, not a 401 or a 500.

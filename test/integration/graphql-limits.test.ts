@@ -234,7 +234,11 @@ describe('batching and body size', () => {
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = net.connect(Number(port), '127.0.0.1');
       let data = '';
-      socket.on('data', (chunk) => (data += chunk.toString('latin1')));
+      // The answer comes at once; the socket then stays open a while for the body (discarded) that never comes.
+      socket.on('data', (chunk) => {
+        data += chunk.toString('latin1');
+        if (data.includes('REQUEST_ENTITY_TOO_LARGE')) socket.destroy();
+      });
       socket.on('close', () => resolve(data));
       socket.on('error', reject);
       socket.write(

@@ -21,6 +21,7 @@ import { createCliTarget, type CliTarget } from '../support/cli.ts';
 // more, so tests within a block build on what the previous ones left.
 
 const SLOW = 180_000;
+const STATEMENT_TIMEOUT_TEST = 60_000;
 
 let a: CliTarget;
 let b: CliTarget;
@@ -187,6 +188,112 @@ describe('npm run db:seed', () => {
       expect(new Set(inA.customisations.map((c) => c.type)).size).toBe(CUSTOMISATION_TYPES.length);
       // b was seeded in batches of 7, a in larger ones: product i does not depend on its batch.
       expect(inB).toEqual(inA);
+    },
+    SLOW,
+  );
+});
+
+/**
+ * Holds an exclusive lock on products until `release` is called, so a CLI's next statement on it waits;
+ * `waiting()` resolves once a statement of another session is queued on that lock.
+ */
+async function lockProducts(url: string) {
+  const holder = new pg.Client({ connectionString: url });
+  await holder.connect();
+  await holder.query('BEGIN');
+  await holder.query('LOCK TABLE products IN ACCESS EXCLUSIVE MODE');
+  return {
+    async waiting() {
+      for (;;) {
+        // pg_stat_activity is read once per transaction unless its snapshot is cleared.
+        await holder.query('SELECT pg_stat_clear_snapshot()');
+        const { rows } = await holder.query(
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+        );
+        if (rows.length > 0) return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    release: () => holder.query('ROLLBACK').finally(() => holder.end()),
+  };
+}
+
+// Issue 30 item 6: the CLIs have their own statement timeout, not the server's 2 s. Only PostgreSQL has one.
+describe.skipIf(!process.env.DATABASE_URL)('the command-line statement timeout', () => {
+  beforeAll(async () => {
+    expect((await b.run('migrate', [])).code).toBe(0);
+  }, SLOW);
+
+  it(
+    "is not the server's: a seed statement that waits longer than DATABASE_STATEMENT_TIMEOUT_MS still finishes",
+    async () => {
+      const lock = await lockProducts(b.env.DATABASE_URL!);
+      const seeding = b.run('seed', ['--products', '3', '--seed', '11'], {
+        env: { DATABASE_STATEMENT_TIMEOUT_MS: '1000' },
+      });
+      try {
+        // A child that ended first never waited: its output says why.
+        await Promise.race([lock.waiting(), seeding.then((r) => Promise.reject(new Error(JSON.stringify(r))))]);
+        // Past the server's 1 s: the statement has now waited longer than a request may.
+        await new Promise((r) => setTimeout(r, 1_500));
+      } finally {
+        await lock.release();
+      }
+      const result = await seeding;
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^Inserted 3 products/m);
+    },
+    STATEMENT_TIMEOUT_TEST,
+  );
+
+  it(
+    'when it hits, says which setting to raise',
+    async () => {
+      const lock = await lockProducts(b.env.DATABASE_URL!);
+      let result;
+      try {
+        result = await b.run('seed', ['--products', '3', '--seed', '12'], {
+          env: { CLI_STATEMENT_TIMEOUT_MS: '1000' },
+        });
+      } finally {
+        await lock.release();
+      }
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /ran longer than CLI_STATEMENT_TIMEOUT_MS \(1000 ms\).*CLI_STATEMENT_TIMEOUT_MS=3600000/,
+      );
+      expect(result.stdout).not.toContain('Inserted');
+    },
+    STATEMENT_TIMEOUT_TEST,
+  );
+});
+
+describe('npm run db:seed -- --demo', () => {
+  it(
+    'puts the demo catalogue and an administrator into an empty database, prints the password once, and refuses a second time',
+    async () => {
+      // Issue 30 item 8: on PostgreSQL the demo desk and wallet could not be had at all.
+      const c = await createCliTarget();
+      try {
+        const seeded = await c.run('seed', ['--demo']);
+        expect(seeded.code, seeded.stderr).toBe(0);
+        expect(seeded.stdout).toMatch(/^ {2}email: {4}demo@example\.com$/m);
+        const password = /^ {2}password: (\S{20})$/m.exec(seeded.stdout)?.[1];
+        expect(password).toBeDefined();
+        await withOpen(c, async (db) => {
+          expect(await count(db, 'products')).toBe(52);
+          const desk = await db.selectFrom('products').select(['id', 'sku']).where('id', '=', '51').executeTakeFirst();
+          expect(desk?.sku).toBe('DEMO-DESK');
+          const users = await db.selectFrom('users').select(['email', 'is_admin']).execute();
+          expect(users).toEqual([{ email: 'demo@example.com', is_admin: true }]);
+        });
+        const again = await c.run('seed', ['--demo']);
+        expect(again.code).toBe(1);
+        expect(again.stderr).toMatch(/already has users or products/);
+        expect(again.stdout).not.toContain('password');
+      } finally {
+        await c.drop();
+      }
     },
     SLOW,
   );

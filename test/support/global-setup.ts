@@ -9,6 +9,7 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { migrateToLatest } from '../../src/platform/migrate.ts';
 import { ensureBuilt } from '../../scripts/lib/start-command.ts';
 import { createScratchDatabase } from '../../scripts/lib/scratch-database.ts';
+import { skippedNotice } from './skipped.ts';
 
 /**
  * Migrates one template database per run; every test file then gets its own
@@ -47,6 +48,9 @@ export default async function setup(project: TestProject) {
     if (--shared.users > 0) return;
     delete registry[SHARED];
     await template.drop();
+    // Last, after vitest's summary: what was skipped here and why.
+    const notice = skippedNotice();
+    if (notice) process.stdout.write(`\n${notice}\n`);
   };
 }
 

@@ -22,7 +22,8 @@ export const catalogResolvers: Resolvers = {
         info,
       ),
     product: (_, args, ctx) => byId(ctx.catalog.loaders.productsById, args.id),
-    productBySku: (_, args, ctx) => ctx.catalog.loaders.productsBySku.load(args.sku),
+    // Writes store skus trimmed, so a lookup trims too (issue 30 item 8).
+    productBySku: (_, args, ctx) => ctx.catalog.loaders.productsBySku.load(args.sku.trim()),
     // Weighed whole (violations echo the ids sent, and price lines name every choice) before it is answered.
     configure: async (_, args, ctx, info) => {
       const { loaders, answer } = ctx.catalog;

@@ -58,7 +58,7 @@ export type Query = {
   products: ProductPaginator;
   /** One product by its id, or null when no product has that id (including ids that are not positive integers). */
   product?: Maybe<Product>;
-  /** One product by its sku (exact, case-sensitive: the key import, export and upsert use), or null when none has it. */
+  /** One product by its sku (exact, case-sensitive: the key import, export and upsert use; spaces around it are ignored, as writes trim them), or null when none has it. */
   productBySku?: Maybe<Product>;
   /** A saved configuration; null when no configuration has that id (malformed ids included). */
   configuration?: Maybe<Configuration>;
@@ -798,8 +798,7 @@ export type Customisation = {
    */
   type: Scalars['String']['output'];
   /**
-   * Price of the customisation in the instance's catalogue currency (major units, e.g. euros, not
-   * cents): at least 0, at most 9999999999.99, with at most two decimals. Stored exactly as
+   * Price of the customisation in its product's `currency` (major units, e.g. euros, not cents): at least 0, at most 9999999999.99, with at most two decimals. Stored exactly as
    * numeric(12,2) and sent as the nearest Float, which prints back as the stored value: 0.29
    * arrives as 0.29.
    */
