@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NO_USER_HINT, seedDemoIfEmpty } from '../db/seeds/demo.ts';
 import { countUsers } from './modules/auth/index.ts';
-import { createApp } from './app.ts';
+import { createApp, type App } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { joinCluster, runPrimary } from './platform/cluster.ts';
 import type { Database } from './modules/index.ts';
@@ -63,10 +63,9 @@ async function migrateWhenReachable(
   return !isStopping();
 }
 
-async function main(): Promise<void> {
-  let config;
+function readConfig(): Config {
   try {
-    config = loadConfig();
+    return loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);
@@ -74,6 +73,59 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+}
+
+/** SIGTERM and SIGINT drain the app, then close the database; says whether a stop has begun. */
+function stopOnSignals(app: App, database: DatabaseHandle<Database>, config: Config, logger: Logger): () => boolean {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.info({ signal }, 'already shutting down');
+      return;
+    }
+    stopping = true;
+    logger.info({ signal, timeoutMs: config.runtime.shutdownTimeoutMs }, 'shutting down');
+    // Should closing the pool hang past the drain, do not wait for SIGKILL.
+    setTimeout(() => {
+      logger.error('shutdown did not finish in time');
+      process.exit(1);
+    }, config.runtime.shutdownTimeoutMs + 5_000).unref();
+    app
+      .close()
+      .then(() => database.close())
+      .then(() => {
+        logger.info('stopped');
+        process.exit(0);
+      })
+      .catch((err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  return () => stopping;
+}
+
+/** Once migrated: the demo on an empty embedded database, or how to get in on a database without users. */
+async function welcome(config: Config, database: DatabaseHandle<Database>, app: App): Promise<void> {
+  const demo =
+    database.kind === 'embedded'
+      ? await seedDemoIfEmpty(database.db, app.modules.auth.service, config.catalog.currency)
+      : null;
+  // A PostgreSQL database is never seeded behind its operator's back: say how to get in instead.
+  if (!demo && (await countUsers(database.db)) === 0) process.stdout.write(NO_USER_HINT);
+  if (demo) {
+    // Printed once, on the first start of an empty embedded database; never logged.
+    process.stdout.write(
+      `\nEmbedded database created in ${config.database.dataDir} with a demo catalogue.\n` +
+        `Demo login (shown only this once):\n  email:    ${demo.email}\n  password: ${demo.password}\n\n`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
   const pretty = config.runtime.nodeEnv === 'development' && process.stdout.isTTY === true && prettyLogsAvailable();
   const url = `http://${config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host}:${config.http.port}`;
   const announce = () => process.stdout.write(`GraphiQL: ${url}/graphql   REST: ${url}/api/v1/login\n`);
@@ -108,62 +160,18 @@ async function main(): Promise<void> {
   });
   logger.info({ url, database: database.kind }, 'listening');
 
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      logger.info({ signal }, 'already shutting down');
-      return;
-    }
-    stopping = true;
-    logger.info({ signal, timeoutMs: config.runtime.shutdownTimeoutMs }, 'shutting down');
-    // Should closing the pool hang past the drain, do not wait for SIGKILL.
-    setTimeout(() => {
-      logger.error('shutdown did not finish in time');
-      process.exit(1);
-    }, config.runtime.shutdownTimeoutMs + 5_000).unref();
-    app
-      .close()
-      .then(() => database.close())
-      .then(() => {
-        logger.info('stopped');
-        process.exit(0);
-      })
-      .catch((err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      });
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  const isStopping = stopOnSignals(app, database, config, logger);
 
   if (worker) {
     await worker.serving;
-    if (stopping) return;
+    if (isStopping()) return;
     app.lifecycle.markServing();
     logger.info('ready');
     return;
   }
 
-  const migrated = await migrateWhenReachable(
-    config.database,
-    logger,
-    database,
-    () => stopping,
-    async () => {
-      const demo =
-        database.kind === 'embedded'
-          ? await seedDemoIfEmpty(database.db, app.modules.auth.service, config.catalog.currency)
-          : null;
-      // A PostgreSQL database is never seeded behind its operator's back: say how to get in instead.
-      if (!demo && (await countUsers(database.db)) === 0) process.stdout.write(NO_USER_HINT);
-      if (demo) {
-        // Printed once, on the first start of an empty embedded database; never logged.
-        process.stdout.write(
-          `\nEmbedded database created in ${config.database.dataDir} with a demo catalogue.\n` +
-            `Demo login (shown only this once):\n  email:    ${demo.email}\n  password: ${demo.password}\n\n`,
-        );
-      }
-    },
+  const migrated = await migrateWhenReachable(config.database, logger, database, isStopping, () =>
+    welcome(config, database, app),
   );
   if (!migrated) return;
   app.lifecycle.markServing();
