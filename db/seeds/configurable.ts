@@ -1,4 +1,4 @@
-import type { CatalogDb } from '../../src/modules/catalog/tools.ts';
+import type { CatalogDb, PriceMode, RuleKind } from '../../src/modules/catalog/tools.ts';
 
 /**
  * The demo's configurable products: hand-written trees with base prices, required steps, selection
@@ -10,12 +10,11 @@ import type { CatalogDb } from '../../src/modules/catalog/tools.ts';
  * (the GraphiQL `Configure` tab and docs/configuring.md name those ids).
  */
 
-type Mode = 'ADD' | 'REPLACE_BASE';
 interface DemoCustomisation {
   name: string;
   type: 'dropdown' | 'colour' | 'text' | 'image' | 'typography';
   price: string;
-  priceMode?: Mode;
+  priceMode?: PriceMode;
 }
 interface DemoComponent {
   name: string;
@@ -30,7 +29,7 @@ interface DemoStep {
   components: DemoComponent[];
 }
 interface DemoRule {
-  kind: 'REQUIRES' | 'EXCLUDES';
+  kind: RuleKind;
   /** Customisation names, unique within the product. */
   customisation: string;
   other: string;

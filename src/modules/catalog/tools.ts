@@ -15,3 +15,5 @@ export { evaluate, MAX_SELECTIONS, type ProductTree, type Selection, type TreeRu
 export { encodeCursor } from './pagination.ts';
 export { productCursorAfter } from './service.ts';
 export { createCatalogLoaders, type CatalogLoaders } from './loaders.ts';
+// The schema's enums, for seeds that write rows of their own.
+export type { PriceMode, RuleKind } from './generated/enums.ts';

@@ -1,6 +1,8 @@
 // What catalogue writes take (…Input, as GraphQL and import files give it) and what their checks make of
 // it (…Values, trimmed and bounded, prices as numeric text), with the limits a product's tree keeps to.
 
+import type { PriceMode, RuleKind } from '../generated/enums.ts';
+
 /** Per write and parent; and per product in all, stored and new together (maxSteps is both). */
 export interface WriteLimits {
   maxSteps: number;
@@ -15,8 +17,7 @@ export interface WriteLimits {
 export const DEFAULT_MAX_RULES_PER_PRODUCT = 1000;
 export const maxRulesOf = (limits: WriteLimits) => limits.maxRulesPerProduct ?? DEFAULT_MAX_RULES_PER_PRODUCT;
 
-export type PriceMode = 'ADD' | 'REPLACE_BASE';
-export type RuleKind = 'REQUIRES' | 'EXCLUDES';
+export type { PriceMode, RuleKind };
 
 /** What a product holds, or what a write adds to it. */
 export interface TreeSize {
