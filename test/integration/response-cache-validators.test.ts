@@ -71,6 +71,24 @@ describe('the response cache’s validators', () => {
     expect(etag).toMatch(/^"[\w-]+"$/);
   });
 
+  it('a 304 tells nothing of what is stored: a right and a wrong guess of another caller’s text answer alike', async () => {
+    const configure = (text: string) =>
+      [
+        'query ($id: ID!, $s: [SelectionInput!]!) { configure(productId: $id, selections: $s) { valid } }',
+        { id: productId, s: [{ customisationId: '1', value: text }] },
+      ] as const;
+    // A customer's request, stored for everyone with the same abilities.
+    await post(reader, ...configure('For Anna, love Bob'));
+    const etag = (await post(reader, ...configure('For Anna, love Bob'))).headers.get('etag')!;
+    expect(etag).toBeTruthy();
+    const u = await t.createUser();
+    const guesser = await t.login(u.email, u.password);
+    const right = await post(guesser, ...configure('For Anna, love Bob'), { 'if-none-match': etag });
+    const wrong = await post(guesser, ...configure('For Anne, love Rob'), { 'if-none-match': etag });
+    // Both answers are the same bytes, so both are 304: the validator of the answer, not of the cache.
+    expect([right.status, wrong.status]).toEqual([304, 304]);
+  });
+
   it('an ETag names the bytes: after a change, the old one gets the new answer', async () => {
     await post(reader, PRODUCT, { id: productId });
     const before = await post(reader, PRODUCT, { id: productId });

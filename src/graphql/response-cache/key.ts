@@ -24,3 +24,13 @@ export function responseCacheKey(
 
 /** A strong validator of the answer's bytes: it changes when the answer does, and says nothing of the request. */
 export const etagOf = (json: string) => `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+
+/** If-None-Match's list against one strong validator (RFC 9110 13.1.2: weak comparison). */
+export function etagMatches(ifNoneMatch: string | null | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined || ifNoneMatch === null) return false;
+  const opaque = etag.replace(/^W\//, '');
+  return ifNoneMatch.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t.replace(/^W\//, '') === opaque;
+  });
+}

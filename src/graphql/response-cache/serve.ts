@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Session } from '../../platform/session.ts';
 import type { ResponseCache } from './cache.ts';
-import { cacheSessionOf, responseCacheKey } from './key.ts';
+import { cacheSessionOf, etagMatches, responseCacheKey } from './key.ts';
 
 // A stored answer sent without entering Yoga. Its key is the request itself (document, operation
 // name, variables) and the caller's scopes, so only a request identical to one that passed parsing,
@@ -46,7 +46,7 @@ export function createStoredAnswers(cache: ResponseCache) {
       const stored = cache.lookup(key);
       if (!stored) return false;
       // Conditional on the caller's own answer only: the validator of the answer this request gets.
-      if (matches(req.headers['if-none-match'], stored.headers['ETag']!)) {
+      if (etagMatches(req.headers['if-none-match'], stored.headers['ETag']!)) {
         res.writeHead(304, stored.headers);
         res.end();
         return true;
@@ -85,14 +85,4 @@ function paramsOf(body: Buffer) {
     return undefined;
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return undefined;
   return { query, variables, operationName };
-}
-
-/** If-None-Match's list against one strong validator (RFC 9110 13.1.2: weak comparison). */
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (ifNoneMatch === undefined) return false;
-  const opaque = etag.replace(/^W\//, '');
-  return ifNoneMatch.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t.replace(/^W\//, '') === opaque;
-  });
 }

@@ -4,7 +4,7 @@ import { requestContext } from '../../platform/request-context.ts';
 import type { GraphQLContext, ServerContext } from '../context.ts';
 import type { ResponseCache } from './cache.ts';
 import type { StoredAnswers } from './serve.ts';
-import { cacheSessionOf, etagOf, responseCacheKey } from './key.ts';
+import { cacheSessionOf, etagMatches, etagOf, responseCacheKey } from './key.ts';
 import type { Entry } from './store.ts';
 
 /** One request's part in the cache: its key, and itself as the leader of its flight. */
@@ -86,10 +86,19 @@ export function useResponseCache(
         },
       };
     },
-    onResponse({ request, response }) {
+    onResponse({ request, response, setResponse, fetchAPI }) {
       stored?.learnFrom(request, response);
       const miss = misses.get(request);
       if (miss) cache.land(miss.key, miss);
+      // A 304 depends on the answer's bytes alone, stored or just computed: were it given only for a
+      // stored answer, it would tell a caller what someone else had asked.
+      const etag = response.headers.get('etag');
+      if (response.status === 200 && etag && etagMatches(request.headers.get('if-none-match'), etag)) {
+        const headers = new fetchAPI.Headers({ ETag: etag });
+        const lastModified = response.headers.get('last-modified');
+        if (lastModified) headers.set('Last-Modified', lastModified);
+        setResponse(new fetchAPI.Response(null, { status: 304, headers }));
+      }
     },
   };
 }
