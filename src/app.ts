@@ -28,6 +28,7 @@ import {
   type Modules,
 } from './modules/index.ts';
 import type { ModuleParts } from './modules/module.ts';
+import { createTenantDirectory, TENANTS_CHANGED, type TenantDirectory } from './modules/tenants/index.ts';
 import type { DatabaseHandle } from './platform/db.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
 import { createMetrics, type Metrics } from './platform/metrics.ts';
@@ -42,6 +43,8 @@ export interface App {
   lifecycle: Lifecycle;
   /** The database's change notifications; absent when nothing here caches. */
   changes: ChangeFeed | undefined;
+  /** The customer companies by host. */
+  tenants: TenantDirectory;
   /** Drains for up to SHUTDOWN_TIMEOUT_MS. The database stays open: its opener closes it. */
   close(): Promise<void>;
 }
@@ -62,7 +65,7 @@ async function listenForChanges(
   logger: Logger,
 ): Promise<ChangeFeed | undefined> {
   if (config.caches.response.maxEntries === 0 && config.caches.token.maxEntries === 0) return undefined;
-  return database.listen([CATALOG_CHANGED, TOKENS_CHANGED], {
+  return database.listen([CATALOG_CHANGED, TOKENS_CHANGED, TENANTS_CHANGED], {
     heartbeatMs: config.caches.listenerHeartbeatMs,
     logger,
     url: config.database.listenUrl,
@@ -89,6 +92,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
   const changes = await listenForChanges(config, database, logger);
   const responseCache = changes && createFollowingCache(config, changes, metrics.registry);
 
+  const tenants = createTenantDirectory(database.db, changes, logger);
   const modules = createModules({ db: database.db, config, logger, registry: metrics.registry, changes });
   const parts: ModuleParts[] = Object.values(modules);
   const storedAnswers = responseCache && createStoredAnswers(responseCache);
@@ -129,6 +133,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
           paths: [GRAPHQL_PATH, '/api/v1/'],
         }),
         trustProxy: config.http.trustProxy,
+        tenants,
         send: config.http.send,
       }),
       { logger, metrics, lifecycle },
@@ -146,6 +151,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
     metrics,
     lifecycle,
     changes,
+    tenants,
     close() {
       closing ??= lifecycle
         .drain(server, config.runtime.shutdownTimeoutMs)

@@ -10,6 +10,7 @@ import { createDatabase, databaseOptions, type DatabaseHandle } from './platform
 import { isDatabaseUnavailable } from './platform/db-errors.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
 import { migrateToLatest } from './platform/migrate.ts';
+import { DEFAULT_TENANT_ID, roleBypassesIsolation, withTenant } from './platform/tenancy.ts';
 
 // The only file that listens. With WEB_CONCURRENCY > 1 this process is the cluster's primary (platform/cluster.ts),
 // which migrates once; each worker runs the rest of main() without migrating.
@@ -109,6 +110,15 @@ function stopOnSignals(app: App, database: DatabaseHandle<Database>, config: Con
 
 /** Once migrated: the demo on an empty embedded database, or how to get in on a database without users. */
 async function welcome(config: Config, database: DatabaseHandle<Database>, app: App): Promise<void> {
+  if (database.kind === 'postgres' && (await roleBypassesIsolation(database.db))) {
+    app.logger.warn(
+      'the database role is a superuser or has BYPASSRLS: customer companies are not isolated by the database (docs/tenants.md, "The database role")',
+    );
+  }
+  await withTenant(DEFAULT_TENANT_ID, () => welcomeDefaultTenant(config, database, app));
+}
+
+async function welcomeDefaultTenant(config: Config, database: DatabaseHandle<Database>, app: App): Promise<void> {
   const demo =
     database.kind === 'embedded'
       ? await seedDemoIfEmpty(database.db, app.modules.auth.service, config.catalog.currency)

@@ -14,6 +14,7 @@ export function createHealthRoutes(db: Kysely<any>, isAccepting: () => boolean =
       path: '/health',
       auth: false,
       whileStarting: true,
+      anyHost: true,
       handle: ({ res }) => sendJson(res, 200, { status: 'ok' }, NO_STORE),
     },
     {
@@ -21,6 +22,7 @@ export function createHealthRoutes(db: Kysely<any>, isAccepting: () => boolean =
       path: '/ready',
       auth: false,
       whileStarting: true,
+      anyHost: true,
       async handle({ res }) {
         if (!isAccepting()) return sendJson(res, 503, unavailable('not serving'), RETRY_LATER);
         try {

@@ -16,6 +16,7 @@ export function createMetricsRoute(
     path: '/metrics',
     auth: false,
     whileStarting: true,
+    anyHost: true,
     async handle({ req, res }) {
       if (!expected) throw new HttpError(404, 'Not found.');
       const given = req.headersDistinct.authorization;

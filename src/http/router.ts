@@ -19,6 +19,8 @@ export interface Route {
   auth: boolean;
   /** Served while the service is still starting (probes, metrics); the rest are 503 until then. */
   whileStarting?: boolean;
+  /** Answers for the process on every host, known or not (probes, metrics); no tenant. */
+  anyHost?: boolean;
   handle(ctx: RouteContext): Promise<void> | void;
 }
 

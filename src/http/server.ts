@@ -3,6 +3,8 @@ import { isDatabaseUnavailable } from '../platform/db-errors.ts';
 import { HttpError, serviceUnavailableHttpError, unauthenticatedHttpError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { requestContext } from '../platform/request-context.ts';
+import { withTenant } from '../platform/tenancy.ts';
+import { requestHost, type TenantDirectory } from '../modules/tenants/index.ts';
 import type { Authenticate } from '../platform/session.ts';
 import { clientIp } from './client-ip.ts';
 import type { Cors } from './cors.ts';
@@ -36,6 +38,8 @@ export function createRequestListener(deps: {
   logger: Logger;
   cors: Cors;
   trustProxy: number;
+  /** Which customer company a request is for, by its host. */
+  tenants: TenantDirectory;
   /** Every response, REST and GraphQL: how long and how much a client that does not read may hold. */
   send: SendLimits;
 }) {
@@ -44,10 +48,28 @@ export function createRequestListener(deps: {
   const endpointOf = (pathname: string) =>
     endpoints.find((e) => pathname === e.path || pathname.startsWith(`${e.path}/`));
 
-  async function dispatch(req: IncomingMessage, res: ServerResponse, url: URL, endpoint: Endpoint | undefined) {
+  type Match = ReturnType<typeof router.match> | undefined;
+
+  /** The request's tenant: unknown hosts are 404 and suspended companies 403, before anything else is read. */
+  async function tenantOf(req: IncomingMessage) {
+    if (lifecycle.phase === 'starting') throw serviceUnavailableHttpError();
+    const tenant = await deps.tenants.resolve(requestHost(req, trustProxy));
+    if (tenant === 'unknown') throw new HttpError(404, 'Unknown host.');
+    if (tenant.state === 'suspended') throw new HttpError(403, 'This service is suspended.');
+    const store = requestContext.getStore();
+    if (store) store.tenant = tenant.slug;
+    return tenant;
+  }
+
+  async function dispatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    endpoint: Endpoint | undefined,
+    match: Match,
+  ) {
     const ip = clientIp(req, trustProxy);
     const store = requestContext.getStore();
-    const match = endpoint ? undefined : router.match(req.method ?? 'GET', url.pathname);
     if (store) store.route = endpoint?.path ?? (match?.kind === 'found' ? match.route.path : 'unmatched');
     if (lifecycle.phase === 'starting' && !(match?.kind === 'found' && match.route.whileStarting)) {
       throw serviceUnavailableHttpError();
@@ -83,8 +105,13 @@ export function createRequestListener(deps: {
     let endpoint: Endpoint | undefined;
     const answered = (async () => {
       const url = parseTarget(req.url);
-      endpoint = endpointOf(url.pathname);
-      await dispatch(req, res, url, endpoint);
+      const target = endpointOf(url.pathname);
+      const match = target ? undefined : router.match(req.method ?? 'GET', url.pathname);
+      // Probes and metrics answer for the process, whatever the host.
+      if (match?.kind === 'found' && match.route.anyHost) return dispatch(req, res, url, undefined, match);
+      const tenant = await tenantOf(req);
+      endpoint = target;
+      await withTenant(tenant.id, () => dispatch(req, res, url, target, match));
     })();
     answered.catch((err: unknown) => {
       if (res.headersSent || req.socket.destroyed) {

@@ -1,6 +1,7 @@
 import { authModule, type AuthTables } from './auth/index.ts';
 import { catalogModule, type CatalogTables } from './catalog/index.ts';
 import { configurationsModule, type ConfigurationTables } from './configurations/index.ts';
+import type { TenantTables } from './tenants/index.ts';
 import { buildSchema } from '../graphql/schema.ts';
 import type { Ability } from '../platform/session.ts';
 import type { Config } from '../config.ts';
@@ -12,7 +13,7 @@ export { CATALOG_CHANGED, catalogChangedTags } from './catalog/index.ts';
 /** Every module of the service: the one list app.ts builds from. */
 export const MODULES = { auth: authModule, catalog: catalogModule, configurations: configurationsModule };
 
-export type Database = AuthTables & CatalogTables & ConfigurationTables;
+export type Database = AuthTables & CatalogTables & ConfigurationTables & TenantTables;
 
 export type Modules = { [K in keyof typeof MODULES]: ReturnType<(typeof MODULES)[K]['create']> };
 

@@ -8,7 +8,9 @@ import { lockDataDir } from './data-dir-lock.ts';
 import type { Logger } from './logger.ts';
 import { assertStatementMayRun } from './abort.ts';
 import { listenPGlite, listenPostgres, type ChangeFeed, type ListenOptions } from './notifications.ts';
+import { useServiceRole } from './embedded-role.ts';
 import { createPoolAdapter } from './pg-pool.ts';
+import { currentTenant, TENANT_SETTING } from './tenancy.ts';
 
 /** Called once per SQL statement sent; tests count statements (and explain them) with it, metrics time them. */
 export type QueryObserver = (event: {
@@ -134,10 +136,19 @@ export function createPostgresDatabase<DB = any>(options: {
 export async function createPGliteDatabase(pglite: import('@electric-sql/pglite').PGlite): Promise<DatabaseHandle> {
   const { PGliteDialect } = await import('kysely-pglite-dialect');
   const observers = queryObservers();
+  await useServiceRole(pglite);
+  // One session, used by one caller at a time (the dialect queues them): the tenant is a session setting,
+  // changed only when the caller's differs from the last one's.
+  let sessionTenant: string | undefined;
   // What the dialect calls of PGlite, with aborted requests' statements refused (abort.ts).
   const client = {
-    query: (sqlText: string, parameters?: unknown[]) => {
+    query: async (sqlText: string, parameters?: unknown[]) => {
       assertStatementMayRun(sqlText);
+      const tenant = currentTenant() ?? '';
+      if (tenant !== sessionTenant) {
+        await pglite.query(`SELECT set_config('${TENANT_SETTING}', $1, false)`, [tenant]);
+        sessionTenant = tenant;
+      }
       return pglite.query(sqlText, parameters);
     },
     close: () => pglite.close(),

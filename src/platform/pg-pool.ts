@@ -2,6 +2,8 @@ import pg from 'pg';
 import { assertStatementMayRun, requestSignal } from './abort.ts';
 import { withinLoopAwareTimeout } from './loop-timers.ts';
 import { preparedStatementName } from './prepared.ts';
+import { currentTenant } from './tenancy.ts';
+import { queryAsTenant } from './tenant-query.ts';
 
 type QueryClient = Pick<pg.PoolClient, 'query' | 'release'>;
 type BackendClient = pg.PoolClient & { processID: number; secretKey: number; host: string; port: number };
@@ -34,6 +36,11 @@ export interface PoolTimeouts {
 const CONNECT_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect';
 const READ_TIMEOUT_MESSAGE = 'Query read timeout';
 
+// Kysely's transaction statements: inside one the tenant set before BEGIN holds, and nothing may precede
+// COMMIT or ROLLBACK (in a failed transaction the prefix would fail, and the ROLLBACK with it).
+const OPENS_TRANSACTION = /^\s*(begin|start transaction)\b/i;
+const ENDS_TRANSACTION = /^\s*(commit|rollback|end|abort)\s*;?\s*$/i;
+
 /**
  * pg's pool for Kysely, plus named prepared statements, an aborted request's statements refused or cancelled,
  * and connect and read timeouts that a busy event loop does not trip.
@@ -46,12 +53,20 @@ export function createPoolAdapter(pool: pg.Pool, timeouts: PoolTimeouts) {
     let cancelSent = false;
     // A statement left unanswered: the connection is closed on release, and nothing more is sent on it.
     let unanswered = false;
+    let inTransaction = false;
+    function send(text: string, values: unknown[] | undefined) {
+      const name = preparedStatementName(text);
+      const tenant = inTransaction ? undefined : currentTenant();
+      if (OPENS_TRANSACTION.test(text)) inTransaction = true;
+      else if (ENDS_TRANSACTION.test(text)) inTransaction = false;
+      if (tenant !== undefined) return queryAsTenant(client, { name, text, values }, tenant);
+      return name ? client.query({ name, text, values }) : client.query(text, values);
+    }
     return {
       query: ((text: string, values?: unknown[]) => {
         assertStatementMayRun(text);
         if (unanswered) return Promise.reject(new Error(READ_TIMEOUT_MESSAGE));
-        const name = typeof text === 'string' ? preparedStatementName(text) : undefined;
-        const sent = name ? client.query({ name, text, values }) : client.query(text, values);
+        const sent = send(text, values);
         const running =
           timeouts.readMs === undefined
             ? sent
@@ -74,7 +89,9 @@ export function createPoolAdapter(pool: pg.Pool, timeouts: PoolTimeouts) {
         return running;
       }) as pg.PoolClient['query'],
       // pg-pool replaces release() on every checkout: look it up at call time. release(true) closes the connection.
-      release: (err?: Error | boolean) => client.release(err ?? (cancelSent || unanswered || undefined)),
+      // A connection given back inside a transaction is closed: the next caller must not run in it.
+      release: (err?: Error | boolean) =>
+        client.release(err ?? (cancelSent || unanswered || inTransaction || undefined)),
     };
   }
   return {

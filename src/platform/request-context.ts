@@ -1,10 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { tenantKey } from './tenancy.ts';
 
 /** The request being served, wherever code runs for it; the logger stamps `reqId` from here. */
 export interface RequestContext {
   reqId: string;
   /** The route or endpoint the dispatcher matched (its pattern): the label of logs and metrics. */
   route?: string;
+  /** The slug of the customer company the request is for (its host's). */
+  tenant?: string;
   /** Filled by the GraphQL layer once the operation is known; the access line reports it. */
   operationName?: string | null;
   /** The operation passed parsing and validation (or was answered from the cache, as one that had). */
@@ -17,10 +20,10 @@ export interface RequestContext {
 
 export const requestContext = new AsyncLocalStorage<RequestContext>();
 
-/** Notes that the request's answer depends on these (a module's change tags; see the response cache). */
+/** Notes that the request's answer depends on these (a module's change tags, in its tenant; see the response cache). */
 export function dependsOn(tags: Iterable<string>): void {
   const store = requestContext.getStore();
   if (!store) return;
   store.readFrom ??= new Set();
-  for (const tag of tags) store.readFrom.add(tag);
+  for (const tag of tags) store.readFrom.add(tenantKey(tag));
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDatabase, type DatabaseHandle } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { createScratchDatabase } from '../../scripts/lib/scratch-database.ts';
+import { createScratchDatabase, ensureServiceRole } from '../../scripts/lib/scratch-database.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -41,7 +41,11 @@ export async function createCliTarget(): Promise<CliTarget> {
   let env: Record<string, string>;
   let drop: () => Promise<void>;
   if (adminUrl) {
-    const scratch = await createScratchDatabase(adminUrl, `pcs_scripts_${randomBytes(6).toString('hex')}`);
+    // As deployed: the commands run as an ordinary role owning the database (row-level security binds it).
+    await ensureServiceRole(adminUrl, 'pcs_test_service');
+    const scratch = await createScratchDatabase(adminUrl, `pcs_scripts_${randomBytes(6).toString('hex')}`, {
+      owner: 'pcs_test_service',
+    });
     env = { DATABASE_URL: scratch.url };
     drop = scratch.drop;
   } else {

@@ -8,6 +8,7 @@ import {
   type DatabaseHandle,
 } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
+import { actOutsideTenantsAs, DEFAULT_TENANT_ID } from '../../src/platform/tenancy.ts';
 import { createScratchDatabase } from '../../scripts/lib/scratch-database.ts';
 
 /** Every SQL statement the app sends, for statement-count assertions; with its parameters, to explain it. */
@@ -36,12 +37,17 @@ export interface TestDatabase {
 }
 
 /** A freshly migrated database of its own for one test file. */
-export async function createTestDatabase(options: { statementTimeoutMs?: number } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: { statementTimeoutMs?: number; seedAsDefaultTenant?: boolean } = {},
+): Promise<TestDatabase> {
   const info = inject('testDatabase');
+  // Most files seed and inspect the default tenant's rows directly; the isolation tests opt out.
+  actOutsideTenantsAs(options.seedAsDefaultTenant === false ? undefined : DEFAULT_TENANT_ID);
   const queries = new QueryLog();
   if (info.kind === 'postgres') {
     const scratch = await createScratchDatabase(info.adminUrl, `${info.template}_${randomBytes(4).toString('hex')}`, {
       template: info.template,
+      owner: info.owner,
     });
     const handle = createPostgresDatabase({
       databaseUrl: scratch.url,

@@ -8,7 +8,7 @@ import { createPGliteDatabase, createPostgresDatabase, PGLITE_OPTIONS } from '..
 import { createLogger } from '../../src/platform/logger.ts';
 import { migrateToLatest } from '../../src/platform/migrate.ts';
 import { ensureBuilt } from '../../scripts/lib/start-command.ts';
-import { createScratchDatabase } from '../../scripts/lib/scratch-database.ts';
+import { createScratchDatabase, ensureServiceRole } from '../../scripts/lib/scratch-database.ts';
 import { skippedNotice } from './skipped.ts';
 
 /**
@@ -21,11 +21,16 @@ import { skippedNotice } from './skipped.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    testDatabase: { kind: 'postgres'; adminUrl: string; template: string } | { kind: 'embedded'; dumpFile: string };
+    testDatabase:
+      | { kind: 'postgres'; adminUrl: string; template: string; owner: string }
+      | { kind: 'embedded'; dumpFile: string };
   }
 }
 
 const logger = createLogger('silent');
+
+/** The role the suite's service runs as: neither superuser nor BYPASSRLS. */
+const SERVICE_ROLE = 'pcs_test_service';
 
 type TestDatabaseInfo = ProvidedContext['testDatabase'];
 interface Template {
@@ -59,7 +64,11 @@ async function createTemplate(): Promise<Template> {
   ensureBuilt();
   const url = process.env.DATABASE_URL;
   if (url) {
-    const scratch = await createScratchDatabase(url, `pcs_template_${randomBytes(4).toString('hex')}`);
+    // The service runs as an ordinary role owning its database, as deployed: row-level security binds it.
+    await ensureServiceRole(url, SERVICE_ROLE);
+    const scratch = await createScratchDatabase(url, `pcs_template_${randomBytes(4).toString('hex')}`, {
+      owner: SERVICE_ROLE,
+    });
     const { admin, name: template } = scratch;
     const handle = createPostgresDatabase({ databaseUrl: scratch.url, poolSize: 1, logger });
     await migrateToLatest(handle.db);
@@ -74,7 +83,7 @@ async function createTemplate(): Promise<Template> {
       }
       await scratch.drop();
     };
-    return { info: { kind: 'postgres', adminUrl: url, template }, drop };
+    return { info: { kind: 'postgres', adminUrl: url, template, owner: SERVICE_ROLE }, drop };
   }
 
   const { PGlite } = await import('@electric-sql/pglite');

@@ -1,6 +1,7 @@
 import type { Registry } from 'prom-client';
 import type { ChangeFeed } from '../../platform/notifications.ts';
 import { requestContext } from '../../platform/request-context.ts';
+import { splitTenantPayload, tenantKey } from '../../platform/tenancy.ts';
 import { createAdmission } from './admission.ts';
 import { createFreshnessGuard } from './freshness.ts';
 import { UNCACHEABLE } from './key.ts';
@@ -118,6 +119,9 @@ export function createResponseCache(options: ResponseCacheOptions) {
 
 export type ResponseCache = ReturnType<typeof createResponseCache>;
 
+/** The tag every answer carries in its tenant: a change that names no rows drops the tenant's answers. */
+export const EVERYTHING = '*';
+
 /**
  * Each change notification drops the answers that read what it names (`tagsOf` reads its payload), or
  * everything; while the notifications are down the cache is not used.
@@ -130,10 +134,11 @@ export function followChanges(
 ): void {
   cache.setAvailable(feed.up);
   cache.followWith(() => feed.sync(channel, CATCH_UP_TIMEOUT_MS));
-  feed.on(channel, (payload) => {
+  feed.on(channel, (raw) => {
+    const { tenant, payload } = splitTenantPayload(raw);
+    if (tenant === undefined) return cache.clear();
     const tags = tagsOf(payload);
-    if (tags === 'all') cache.clear();
-    else cache.changed(tags);
+    cache.changed(tags === 'all' ? [tenantKey(EVERYTHING, tenant)] : tags.map((tag) => tenantKey(tag, tenant)));
   });
   feed.onState((up) => cache.setAvailable(up));
 }

@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { tenantKey } from '../../platform/tenancy.ts';
 
 /** The key of a request whose variables cannot be serialised (nested past the stack): never stored. */
 export const UNCACHEABLE = 'uncacheable:';
 
-/** Who may share an answer: callers allowed exactly the same. */
-export const cacheSessionOf = (scopes: readonly string[]) => [...scopes].sort().join(' ');
+/** Who may share an answer: callers of one tenant allowed exactly the same. */
+export const cacheSessionOf = (scopes: readonly string[]) => tenantKey([...scopes].sort().join(' '));
 
 /** An answer's key: the caller's scopes and the request as sent (document, operation name, variables). */
 export function responseCacheKey(

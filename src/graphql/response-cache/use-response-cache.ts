@@ -1,8 +1,9 @@
 import { getOperationAST, OperationTypeNode, type DocumentNode, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { requestContext } from '../../platform/request-context.ts';
+import { tenantKey } from '../../platform/tenancy.ts';
 import type { GraphQLContext, ServerContext } from '../context.ts';
-import type { ResponseCache } from './cache.ts';
+import { EVERYTHING, type ResponseCache } from './cache.ts';
 import type { StoredAnswers } from './serve.ts';
 import { cacheSessionOf, etagMatches, etagOf, responseCacheKey } from './key.ts';
 import type { Entry } from './store.ts';
@@ -80,7 +81,7 @@ export function useResponseCache(
             headers,
             bytes: Buffer.byteLength(json),
             operationName: request?.operationName,
-            tags: [...(request?.readFrom ?? [])],
+            tags: [tenantKey(EVERYTHING), ...(request?.readFrom ?? [])],
             owner: args.contextValue.session.tokenId,
           });
         },

@@ -1,14 +1,16 @@
 import { LRUCache } from 'lru-cache';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ChangeFeed } from '../../platform/notifications.ts';
+import { currentTenant, splitTenantPayload, tenantKey } from '../../platform/tenancy.ts';
 import type { TokenWithUserRow } from './repository.ts';
 
 /** Sent by the database when a token is revoked or changed, or its user changed or deleted. */
 export const TOKENS_CHANGED = 'tokens_changed';
 
 /**
- * Verified tokens by id, so a repeated request skips the token lookup. Kept only while the change
- * notifications are up; every notification, and every change of the feed's state, empties it.
+ * Verified tokens by tenant and id, so a repeated request skips the token lookup. Kept only while the
+ * change notifications are up; a notification empties its tenant's part, a change of the feed's state all.
+ * A token is looked up only under the tenant of the request's host: on another tenant's host it is unknown.
  * The secret is still compared and the expiry still checked on every request.
  */
 export interface TokenCache {
@@ -16,7 +18,7 @@ export interface TokenCache {
   /** Taken before a lookup: `set` keeps its row only if nothing changed since. */
   mark(): number;
   set(tokenId: string, row: TokenWithUserRow, mark: number): void;
-  /** This process revoked a token: forget them all now, before the notification comes back. */
+  /** This process revoked a token: forget its tenant's now, before the notification comes back. */
   clear(): void;
 }
 
@@ -47,26 +49,39 @@ export function createTokenCache(options: {
     },
   });
 
+  // Generations: one for everything, one per tenant; a lookup's mark is both.
   let generation = 0;
+  const tenantGenerations = new Map<string, number>();
+  const markOf = (tenant: string) => generation * 2 ** 26 + (tenantGenerations.get(tenant) ?? 0);
   const clear = () => {
     generation++;
+    tenantGenerations.clear();
     rows.clear();
   };
-  feed.on(TOKENS_CHANGED, clear);
+  const clearTenant = (tenant: string) => {
+    tenantGenerations.set(tenant, (tenantGenerations.get(tenant) ?? 0) + 1);
+    const prefix = tenantKey('', tenant);
+    for (const key of rows.keys()) if (key.startsWith(prefix)) rows.delete(key);
+  };
+  feed.on(TOKENS_CHANGED, (raw) => {
+    const { tenant } = splitTenantPayload(raw);
+    if (tenant === undefined) clear();
+    else clearTenant(tenant);
+  });
   feed.onState(clear);
 
   return {
     get(tokenId) {
       if (!feed.up) return undefined;
-      const row = rows.get(tokenId);
+      const row = rows.get(tenantKey(tokenId));
       if (row) hits.inc();
       else misses.inc();
       return row;
     },
-    mark: () => generation,
+    mark: () => markOf(currentTenant() ?? ''),
     set(tokenId, row, mark) {
-      if (feed.up && mark === generation) rows.set(tokenId, row);
+      if (feed.up && mark === markOf(currentTenant() ?? '')) rows.set(tenantKey(tokenId), row);
     },
-    clear,
+    clear: () => clearTenant(currentTenant() ?? ''),
   };
 }

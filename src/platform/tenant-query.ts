@@ -1,0 +1,66 @@
+import pg from 'pg';
+import { TENANT_SETTING } from './tenancy.ts';
+
+// Zero rows, so the statement after it is the only one whose rows and command the caller sees.
+const SET_TENANT_SQL = `SELECT FROM (SELECT set_config('${TENANT_SETTING}', $1, true) AS v OFFSET 0) s WHERE v IS NULL`;
+const SET_TENANT_NAME = 'pcs_set_tenant';
+
+type Connection = {
+  parse(message: { text: string; name: string; types: unknown[] }): void;
+  bind(message: { portal: string; statement: string; values: unknown[] }): void;
+  execute(message: { portal: string; rows: number }): void;
+  parsedStatements: Record<string, string>;
+  submittedNamedStatements?: Record<string, string>;
+};
+
+interface QueryConfig {
+  text: string;
+  name?: string | undefined;
+  values?: unknown[] | undefined;
+}
+
+/**
+ * A statement preceded by `set_config(pcs.tenant_id, …, true)` in the same round trip and the same
+ * implicit transaction (one Sync after both): the setting holds for exactly that statement (or, before
+ * BEGIN, for the transaction it opens), so a connection handed to another tenant, or shared through a
+ * transaction-mode pooler, carries nothing over.
+ */
+class TenantQuery extends (pg.Query as unknown as new (config: object) => pg.Query & Record<string, any>) {
+  #tenant: string;
+  #prefixCompletes = 1;
+
+  constructor(config: QueryConfig, tenant: string, callback: (err: Error | null, result?: pg.QueryResult) => void) {
+    super({ ...config, queryMode: 'extended', callback });
+    this.#tenant = tenant;
+  }
+
+  prepare(connection: Connection) {
+    if (connection.parsedStatements[SET_TENANT_NAME] === undefined) {
+      connection.parse({ text: SET_TENANT_SQL, name: SET_TENANT_NAME, types: [] });
+      connection.parsedStatements[SET_TENANT_NAME] = SET_TENANT_SQL;
+    }
+    connection.bind({ portal: '', statement: SET_TENANT_NAME, values: [this.#tenant] });
+    connection.execute({ portal: '', rows: 0 });
+    super.prepare(connection);
+  }
+
+  handleCommandComplete(message: unknown, connection: Connection) {
+    if (this.#prefixCompletes > 0) {
+      this.#prefixCompletes--;
+      return;
+    }
+    super.handleCommandComplete(message, connection);
+  }
+}
+
+/** Sends one statement as tenant on client; resolves as client.query would. */
+export function queryAsTenant(
+  client: Pick<pg.PoolClient, 'query'>,
+  config: QueryConfig,
+  tenant: string,
+): Promise<pg.QueryResult> {
+  return new Promise((resolve, reject) => {
+    const query = new TenantQuery(config, tenant, (err, result) => (err ? reject(err) : resolve(result!)));
+    client.query(query as unknown as pg.QueryConfig);
+  });
+}
