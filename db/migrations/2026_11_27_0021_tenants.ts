@@ -109,7 +109,7 @@ async function createTenantSetting(db: Kysely<any>): Promise<void> {
   `.execute(db);
 }
 
-/** Keys: tenant_id leads every primary key, unique constraint and index, so rows co-locate by tenant. */
+/** Keys: tenant_id leads every primary key, unique constraint and index, so rows co-locate by tenant; names stay. */
 async function rekey(db: Kysely<any>): Promise<void> {
   for (const [table, constraint] of FOREIGN_KEYS) {
     await sql`ALTER TABLE ${sql.table(table)} DROP CONSTRAINT ${sql.id(constraint)}`.execute(db);
@@ -125,11 +125,11 @@ async function rekey(db: Kysely<any>): Promise<void> {
     await sql`ALTER TABLE ${sql.table(table)} DROP CONSTRAINT ${sql.id(`${table}_pkey`)}`.execute(db);
     await sql`ALTER TABLE ${sql.table(table)} ADD PRIMARY KEY (tenant_id, ${sql.ref(key)})`.execute(db);
   }
-  await sql`ALTER TABLE users DROP CONSTRAINT users_email_key, ADD UNIQUE (tenant_id, email)`.execute(db);
-  await sql`ALTER TABLE products DROP CONSTRAINT products_sku_key, ADD UNIQUE (tenant_id, sku)`.execute(db);
+  await sql`ALTER TABLE users DROP CONSTRAINT users_email_key, ADD CONSTRAINT users_email_key UNIQUE (tenant_id, email)`.execute(db);
+  await sql`ALTER TABLE products DROP CONSTRAINT products_sku_key, ADD CONSTRAINT products_sku_key UNIQUE (tenant_id, sku)`.execute(db);
   await sql`
     ALTER TABLE personal_access_tokens DROP CONSTRAINT personal_access_tokens_token_hash_key,
-      ADD UNIQUE (tenant_id, token_hash)
+      ADD CONSTRAINT personal_access_tokens_token_hash_key UNIQUE (tenant_id, token_hash)
   `.execute(db);
   await sql`
     ALTER TABLE steps DROP CONSTRAINT steps_product_id_order_key,
