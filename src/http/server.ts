@@ -52,7 +52,6 @@ export function createRequestListener(deps: {
 
   /** The request's tenant: unknown hosts are 404 and suspended companies 403, before anything else is read. */
   async function tenantOf(req: IncomingMessage) {
-    if (lifecycle.phase === 'starting') throw serviceUnavailableHttpError();
     const tenant = await deps.tenants.resolve(requestHost(req, trustProxy));
     if (tenant === 'unknown') throw new HttpError(404, 'Unknown host.');
     if (tenant.state === 'suspended') throw new HttpError(403, 'This service is suspended.');
@@ -109,6 +108,11 @@ export function createRequestListener(deps: {
       const match = target ? undefined : router.match(req.method ?? 'GET', url.pathname);
       // Probes and metrics answer for the process, whatever the host.
       if (match?.kind === 'found' && match.route.anyHost) return dispatch(req, res, url, undefined, match);
+      // Not migrated yet: the endpoint's own 503, before any host is looked up.
+      if (lifecycle.phase === 'starting') {
+        endpoint = target;
+        throw serviceUnavailableHttpError();
+      }
       const tenant = await tenantOf(req);
       endpoint = target;
       await withTenant(tenant.id, () => dispatch(req, res, url, target, match));
