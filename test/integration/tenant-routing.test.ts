@@ -77,7 +77,7 @@ async function hits(app: TestApp): Promise<number> {
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  t = await startTestApp({ database, env: { CONFIGURATION_SAVES_PER_MINUTE: '1000' } });
+  t = await startTestApp({ database, env: { CONFIGURATION_SAVES_PER_MINUTE: '1000', PASSWORD_HASH_CONCURRENCY: '1' } });
   proxied = await startTestApp({ database, env: { TRUST_PROXY: '1' } });
 });
 afterAll(async () => {
@@ -204,6 +204,15 @@ describe('once tenants have hosts', () => {
       body: { success: false, message: 'Invalid credentials.' },
     });
     expect((await loginAt(t.url, B, email, 'password-of-a-0123')).status).toBe(401);
+    // At once, past the hashing bound (one at a time here): queued logins run in their own tenant.
+    const logins = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        i % 2 === 0 ? loginAt(t.url, A, email, 'password-of-a-0123') : loginAt(t.url, B, email, 'password-of-b-0123'),
+      ),
+    );
+    expect(logins.map((res) => String(json(res).data.user.id))).toEqual(
+      [inA, inB, inA, inB, inA, inB].map((u) => u.id),
+    );
   });
 
   describe("another tenant's catalogue and saved configurations", () => {
@@ -321,6 +330,22 @@ describe('once tenants have hosts', () => {
         expect((await read()).text).toBe(cached);
         expect(await hits(t)).toBe(before + 1);
         expect(t.database.queries.statements.filter((s) => /products/.test(s))).toEqual([]);
+      }
+    });
+
+    it('answers the same request from both tenants at once each with its own product', async () => {
+      // Not cached yet, so identical requests in flight together: single flight and pooled connections
+      // serve both tenants, their answers must not cross.
+      for (let round = 0; round < 3; round++) {
+        const query = `query Together${round} { productBySku(sku: "SHARED-1") { id sku } }`;
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            i % 2 === 0 ? graphqlAt(t.url, A, userA.token, query) : graphqlAt(t.url, B, userB.token, query),
+          ),
+        );
+        expect(answers.map((res) => json(res).data.productBySku.id)).toEqual(
+          answers.map((_, i) => (i % 2 === 0 ? productA : productB)),
+        );
       }
     });
   });
