@@ -139,8 +139,8 @@ async function rekey(db: Kysely<any>): Promise<void> {
   await sql`
     CREATE UNIQUE INDEX configuration_rules_pair_key ON configuration_rules (
       tenant_id, product_id, kind,
-      least(customisation_id, other_customisation_id),
-      greatest(customisation_id, other_customisation_id)
+      (CASE WHEN kind = 'EXCLUDES' THEN least(customisation_id, other_customisation_id) ELSE customisation_id END),
+      (CASE WHEN kind = 'EXCLUDES' THEN greatest(customisation_id, other_customisation_id) ELSE other_customisation_id END)
     )
   `.execute(db);
   for (const [table, constraint, column, parent, onDelete] of FOREIGN_KEYS) {
