@@ -468,14 +468,15 @@ describe('tenants on two instances, random operations', () => {
         },
       ),
       // A failing sequence is reported as found, unshrunk: every replay costs seconds of HTTP and argon2.
-      { numRuns: 20, endOnFailure: true },
+      // Fewer runs on the embedded database, whose one connection serialises every statement.
+      { numRuns: process.env.DATABASE_URL ? 20 : 12, endOnFailure: true },
     );
     const ops = [...opCounts].map(([op, n]) => `${op} ${n}`).join(', ');
     console.log(
       `tenant isolation: ${tenantsMade} tenants in ${runs} runs, ${stepsRun} steps on 2 instances, ` +
         `${stepsUnasked} of them with nothing to ask (${ops})`,
     );
-    expect(stepsRun - stepsUnasked).toBeGreaterThan(150);
+    expect(stepsRun - stepsUnasked).toBeGreaterThan(80);
   }, 300_000);
 
   it('refuses an email of another tenant as fast as an unknown one, and as a wrong password (argon2 either way)', async () => {
