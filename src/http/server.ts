@@ -103,6 +103,8 @@ export function createRequestListener(deps: {
     url: URL,
     endpoint: Endpoint | undefined,
     match: Match,
+    /** Counts the request against its tenant's share: false when the share is full. None for the probes. */
+    admit?: () => boolean,
   ) {
     const ip = clientIp(req, trustProxy);
     if (lifecycle.phase === 'starting' && !(match?.kind === 'found' && match.route.whileStarting)) {
@@ -112,6 +114,9 @@ export function createRequestListener(deps: {
       if (req.method === 'OPTIONS') return cors.preflight(req, res);
       cors.decorate(req, res);
     }
+    // After CORS, so a browser can read the refusal; before authentication and the body, so a company's
+    // storm costs the others no more than this refusal.
+    if (admit && !admit()) throw tenantShareExceeded();
 
     if (endpoint) {
       // Refused unread, connection closed; a chunked body is cut off by the endpoint itself.
@@ -148,9 +153,8 @@ export function createRequestListener(deps: {
       if (match?.kind === 'found' && match.route.anyHost) return dispatch(req, res, url, undefined, match);
       const tenant = await tenantOf(req, deps);
       endpoint = target;
-      // Before authentication and the body: a company's storm costs the others no more than this refusal.
-      if (!share.admit(tenant.id, res)) throw tenantShareExceeded();
-      await withTenant(tenant.id, () => dispatch(req, res, url, target, match));
+      const admit = () => share.admit(tenant.id, res);
+      await withTenant(tenant.id, () => dispatch(req, res, url, target, match, admit));
     })();
     answered.catch((err: unknown) => answerFailure(err, req, res, endpoint, logger));
   };

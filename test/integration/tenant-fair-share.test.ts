@@ -10,6 +10,7 @@ import { request } from '../support/raw-http.ts';
 // and the request metrics say which company each request was for.
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
+const STOREFRONT = 'https://shop.example.org';
 const onPostgres = Boolean(process.env.DATABASE_URL);
 const REFUSAL = 'Too many requests in flight for this tenant (GRAPHQL_MAX_IN_FLIGHT_PER_TENANT).';
 // Distinct queries: identical ones in flight together execute once (the response cache's single flight).
@@ -89,7 +90,7 @@ describe('fair share between customer companies', () => {
   let alpha: Company;
   let beta: Company;
   beforeAll(async () => {
-    t = await startTestApp({ env: { GRAPHQL_MAX_IN_FLIGHT_PER_TENANT: '2', METRICS_TOKEN } });
+    t = await startTestApp({ env: { GRAPHQL_MAX_IN_FLIGHT_PER_TENANT: '2', METRICS_TOKEN, CORS_ORIGINS: STOREFRONT } });
     alpha = await createCompany(t, 'alpha');
     beta = await createCompany(t, 'beta');
   });
@@ -108,6 +109,15 @@ describe('fair share between customer companies', () => {
         expect(refused.status).toBe(429);
         expect(refused.headers['retry-after']).toBe('1');
         expect(refused.json()).toEqual({ errors: [{ message: REFUSAL, extensions: { code: 'TOO_MANY_REQUESTS' } }] });
+        // A storefront's browser can read it: the refusal carries the CORS headers.
+        const fromBrowser = await request(t.url, '/graphql', {
+          method: 'POST',
+          headers: { host: alpha.host, origin: STOREFRONT, accept: 'application/json' },
+          token: alpha.token,
+          body: { query: '{ __typename }' },
+        });
+        expect(fromBrowser.status).toBe(429);
+        expect(fromBrowser.headers['access-control-allow-origin']).toBe(STOREFRONT);
         // REST too, before authentication: the limit is the company's, whatever the route.
         const refusedRest = await request(t.url, '/api/v1/tokens', {
           headers: { host: alpha.host },
@@ -173,7 +183,7 @@ describe('fair share between customer companies', () => {
     if (onPostgres) {
       // The refusals of the first test, under the refused company's label.
       expect(res.text).toMatch(
-        /^http_requests_total\{method="POST",route="\/graphql",operation="",status="429",tenant="alpha"\} 1$/m,
+        /^http_requests_total\{method="POST",route="\/graphql",operation="",status="429",tenant="alpha"\} 2$/m,
       );
     }
   });
