@@ -76,7 +76,7 @@ async function createTenants(db: Kysely<any>): Promise<void> {
   // Host names as the edge compares them: lowercased, no port.
   await sql`
     CREATE TABLE tenant_hosts (
-      host text PRIMARY KEY CHECK (host = lower(host) AND length(host) BETWEEN 1 AND 253 AND host !~ '\s'),
+      host text PRIMARY KEY CHECK (host = lower(host) AND length(host) BETWEEN 1 AND 253 AND host !~ '\\s'),
       tenant_id bigint NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
       created_at timestamptz(3) NOT NULL DEFAULT now()
     )
