@@ -12,7 +12,7 @@ export class DuplicateKey extends Error {
   }
 }
 
-const UNIQUE_KEYS = { products_sku_key: 'sku', steps_product_id_order_key: 'order' } as const;
+const UNIQUE_KEYS = { products_tenant_id_sku_key: 'sku', steps_product_id_order_key: 'order' } as const;
 
 function mapUniqueViolation(err: unknown): never {
   const { code, message } = err as { code?: string; message?: string };
