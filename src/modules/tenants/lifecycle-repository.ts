@@ -121,6 +121,15 @@ export async function deleteTenantRowsBatch(
   return Number(rows[0]?.n ?? 0);
 }
 
+/**
+ * Fresh statistics for the catalogue before its batches: the cascade's trigger statements are planned
+ * from them, and after a bulk insert (a seed, an import) stale ones made a delete of 2,000 products take
+ * 281 s instead of 8 s.
+ */
+export async function analyzeCatalogTables(db: Db): Promise<void> {
+  await sql`ANALYZE products, steps, components, customisations, configuration_rules`.execute(db);
+}
+
 export interface ProductBatchCounts {
   products: number;
   steps: number;

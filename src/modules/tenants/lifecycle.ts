@@ -3,6 +3,7 @@ import { BadInput, Conflict, NotFound } from '../../platform/errors.ts';
 import { DEFAULT_TENANT_ID, DEFAULT_TENANT_SLUG, withTenant } from '../../platform/tenancy.ts';
 import { normalizeHost } from './hosts.ts';
 import {
+  analyzeCatalogTables,
   countTenants,
   deleteHosts,
   deleteProductBatch,
@@ -177,6 +178,7 @@ export async function deleteTenant(
     };
     for (const [table, key] of BEFORE_PRODUCTS) await drain(table, key);
     for (const table of CATALOGUE) removed.set(table, 0);
+    await analyzeCatalogTables(db);
     for (;;) {
       const counts = await deleteProductBatch(db, tenant.id, DELETE_BATCH_ROWS, PRODUCTS_PER_BATCH);
       for (const table of CATALOGUE) add(table, counts[table]);
