@@ -25,7 +25,14 @@ interface QueryConfig {
  * BEGIN, for the transaction it opens), so a connection handed to another tenant, or shared through a
  * transaction-mode pooler, carries nothing over.
  */
-class TenantQuery extends (pg.Query as unknown as new (config: object) => pg.Query & Record<string, any>) {
+/** What of pg's Query this extends (its protocol handlers are not in pg's types). */
+interface ProtocolQuery {
+  prepare(connection: Connection): void;
+  handleCommandComplete(message: unknown, connection: Connection): void;
+}
+const Query = pg.Query as unknown as new (config: object) => ProtocolQuery;
+
+class TenantQuery extends Query {
   #tenant: string;
   #prefixCompletes = 1;
 
@@ -34,7 +41,7 @@ class TenantQuery extends (pg.Query as unknown as new (config: object) => pg.Que
     this.#tenant = tenant;
   }
 
-  prepare(connection: Connection) {
+  override prepare(connection: Connection) {
     if (connection.parsedStatements[SET_TENANT_NAME] === undefined) {
       connection.parse({ text: SET_TENANT_SQL, name: SET_TENANT_NAME, types: [] });
       connection.parsedStatements[SET_TENANT_NAME] = SET_TENANT_SQL;
@@ -44,7 +51,7 @@ class TenantQuery extends (pg.Query as unknown as new (config: object) => pg.Que
     super.prepare(connection);
   }
 
-  handleCommandComplete(message: unknown, connection: Connection) {
+  override handleCommandComplete(message: unknown, connection: Connection) {
     if (this.#prefixCompletes > 0) {
       this.#prefixCompletes--;
       return;
@@ -61,6 +68,7 @@ export function queryAsTenant(
 ): Promise<pg.QueryResult> {
   return new Promise((resolve, reject) => {
     const query = new TenantQuery(config, tenant, (err, result) => (err ? reject(err) : resolve(result!)));
-    client.query(query as unknown as pg.QueryConfig);
+    // Given a query object, pg returns that object (no promise): the callback settles this one.
+    void client.query(query as unknown as pg.QueryConfig);
   });
 }

@@ -35,10 +35,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
   let available = false;
   let catchUpWith: (() => Promise<boolean>) | undefined;
 
-  const served = (entry: Entry) => {
-    m.hits.inc();
-    namedAsExecuted(entry);
-  };
+  const served = (entry: Entry) => countHit(m, entry);
   const cache = {
     get available() {
       return available;
@@ -149,6 +146,12 @@ export function followChanges(
     else cache.changed(tags.map((tag) => tenantKey(tag, tenant)));
   });
   feed.onState((up) => cache.setAvailable(up));
+}
+
+/** A hit: counted, and named in the access log and metrics as its first execution was. */
+function countHit(m: ReturnType<typeof createCacheMetrics>, entry: Entry): void {
+  m.hits.inc();
+  namedAsExecuted(entry);
 }
 
 /** The access log and metrics name a hit's operation as its first execution did. */
