@@ -125,8 +125,12 @@ async function rekey(db: Kysely<any>): Promise<void> {
     await sql`ALTER TABLE ${sql.table(table)} DROP CONSTRAINT ${sql.id(`${table}_pkey`)}`.execute(db);
     await sql`ALTER TABLE ${sql.table(table)} ADD PRIMARY KEY (tenant_id, ${sql.ref(key)})`.execute(db);
   }
-  await sql`ALTER TABLE users DROP CONSTRAINT users_email_key, ADD CONSTRAINT users_email_key UNIQUE (tenant_id, email)`.execute(db);
-  await sql`ALTER TABLE products DROP CONSTRAINT products_sku_key, ADD CONSTRAINT products_sku_key UNIQUE (tenant_id, sku)`.execute(db);
+  await sql`ALTER TABLE users DROP CONSTRAINT users_email_key, ADD CONSTRAINT users_email_key UNIQUE (tenant_id, email)`.execute(
+    db,
+  );
+  await sql`ALTER TABLE products DROP CONSTRAINT products_sku_key, ADD CONSTRAINT products_sku_key UNIQUE (tenant_id, sku)`.execute(
+    db,
+  );
   await sql`
     ALTER TABLE personal_access_tokens DROP CONSTRAINT personal_access_tokens_token_hash_key,
       ADD CONSTRAINT personal_access_tokens_token_hash_key UNIQUE (tenant_id, token_hash)

@@ -22,8 +22,7 @@ import { skippedNotice } from './skipped.ts';
 declare module 'vitest' {
   export interface ProvidedContext {
     testDatabase:
-      | { kind: 'postgres'; adminUrl: string; template: string; owner: string }
-      | { kind: 'embedded'; dumpFile: string };
+      { kind: 'postgres'; adminUrl: string; template: string; owner: string } | { kind: 'embedded'; dumpFile: string };
   }
 }
 
