@@ -37,7 +37,7 @@ export async function hitLoginThrottle(
     )
     INSERT INTO login_throttle AS t (key, hits, expires_at)
     VALUES ${sql.join(rows)}
-    ON CONFLICT (key) DO UPDATE SET
+    ON CONFLICT (tenant_id, key) DO UPDATE SET
       hits = CASE WHEN t.expires_at <= now() THEN 1 ELSE t.hits + 1 END,
       expires_at = CASE WHEN t.expires_at <= now() THEN excluded.expires_at ELSE t.expires_at END
     RETURNING t.key, t.hits, greatest(1, ceil(extract(epoch FROM t.expires_at - now())))::int AS retry_after

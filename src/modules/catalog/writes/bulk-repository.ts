@@ -45,7 +45,7 @@ export async function insertProductTrees(db: CatalogDb, trees: readonly NewProdu
   const { rows } = await sql<{ id: string; sku: string }>`
     INSERT INTO products (name, sku)
     SELECT * FROM unnest(${trees.map((t) => t.name)}::text[], ${trees.map((t) => t.sku)}::text[])
-    ON CONFLICT (sku) DO NOTHING
+    ON CONFLICT (tenant_id, sku) DO NOTHING
     RETURNING id::text AS id, sku
   `.execute(db);
   const idBySku = new Map(rows.map((r) => [r.sku, r.id]));
