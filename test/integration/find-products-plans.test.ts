@@ -246,7 +246,8 @@ describe.skipIf(!onPostgres)(`products' plans on ${PRODUCTS.toLocaleString('en')
     }
   }, 120_000);
 
-  // Last: it changes the data (an update of 90,000 rows: a slow machine needs more than the default 30 s). One import, or migration 0017's base price of 0, gives most products one value.
+  // Last: it changes the data. One import, or migration 0017's base price of 0, gives most products one
+  // value. Its update of 90,000 rows outlasts the default 30 s on a slow machine.
   it('a page inside a tie group of 90,000 products is still an index range, in either direction', async () => {
     await asSuperuser(async (admin) => {
       await admin.query(`SET session_replication_role = replica`);
