@@ -90,7 +90,8 @@ describe.skipIf(!onPostgres)(`products' plans on ${PRODUCTS.toLocaleString('en')
   const record: string[] = [];
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    // The walk's pages of 10,000 products outlast the service's 2 s statement timeout on a loaded machine.
+    database = await createTestDatabase({ statementTimeoutMs: 30_000 });
     await asSuperuser(async (admin) => {
       // The insert trigger stamps every row of a statement alike: off (this session only) for spread timestamps.
       await admin.query(`SET session_replication_role = replica`);
