@@ -3,8 +3,17 @@ import autocannon, { type Result } from 'autocannon';
 import { createRng } from '../db/seeds/catalog.ts';
 import { QUERIES } from './bench/queries.ts';
 import { zipfSampler } from './bench/zipf.ts';
-import { createClient, Editor } from './loadtest/editor.ts';
-import { failures, printComparison, printTable, type Phase, type RunDescription } from './loadtest/report.ts';
+import { createClient, Editor, type Client } from './loadtest/editor.ts';
+import {
+  failures,
+  printComparison,
+  printNeighbours,
+  printTable,
+  type Phase,
+  type RunDescription,
+} from './loadtest/report.ts';
+import { sampleCatalog as sampleCatalogOf } from './loadtest/sample.ts';
+import { startStorm, type StormTotals } from './loadtest/storm.ts';
 
 /**
  * A load test against any running instance, for users of the service:
@@ -23,6 +32,13 @@ import { failures, printComparison, printTable, type Phase, type RunDescription 
  * and prints both and their ratios. Prints progress every second and a summary; exits 1 when any
  * request failed (connection error, timeout, non-2xx or a GraphQL error in the body) or any
  * write conflicted.
+ *
+ * `--tenants` measures noisy neighbours: the readers are one customer company's (--host, the Host
+ * they send), measured alone, then beside another company's storm (loadtest/storm.ts: --storm-host,
+ * --storm-tokens of several of its users, --storm-connections, and its editor at --writes a second
+ * with --storm-write-token). Prints the readers' figures alone and beside it, their p95 ratio, and
+ * the storm's answers by status and its 429s by message; exits 1 only when the readers failed.
+ * scripts/loadtest/tenants-stage.ts sets the stage on a scratch database and prints the command.
  */
 
 const { values: opts } = parseArgs({
@@ -37,6 +53,12 @@ const { values: opts } = parseArgs({
     writes: { type: 'string', default: '0' },
     'write-token': { type: 'string' },
     compare: { type: 'boolean', default: false },
+    host: { type: 'string' },
+    tenants: { type: 'boolean', default: false },
+    'storm-host': { type: 'string' },
+    'storm-tokens': { type: 'string' },
+    'storm-write-token': { type: 'string' },
+    'storm-connections': { type: 'string', default: '192' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -48,14 +70,18 @@ if (
   !['mix', 'product', 'page'].includes(opts.query) ||
   !['zipf', 'uniform'].includes(opts.distribution) ||
   !(writesPerSecond >= 0 && writesPerSecond <= 1000) ||
-  (opts.compare && writesPerSecond === 0)
+  (opts.compare && writesPerSecond === 0) ||
+  (opts.tenants && (!opts['storm-host'] || !opts['storm-tokens']))
 ) {
   console.error(
     'usage: npm run loadtest -- --url U --token T [--query mix|product|page] [--distribution zipf|uniform] [--connections 50] [--duration 30] [--sample 10000]\n' +
       '         [--writes N [--write-token W] [--compare]]\n' +
       '  T is a bearer token from POST /api/v1/login (or npm run admin).\n' +
       '  --writes N: an editor changes N customisation prices a second beside the readers (W: an admin token\n' +
-      '  with catalog:write; default T when T is one). --compare: the readers alone, then with the writes.',
+      '  with catalog:write; default T when T is one). --compare: the readers alone, then with the writes.\n' +
+      '       npm run loadtest -- --tenants --url U --host H --token T --storm-host S --storm-tokens T1,T2,...\n' +
+      '         [--storm-write-token W --writes N] [--storm-connections 192]\n' +
+      "  the readers (H's) alone, then beside a storm of S's tokens (the first user's three first) and W's writes.",
   );
   process.exit(opts.help ? 0 : 2);
 }
@@ -66,57 +92,45 @@ const headers = {
   'content-type': 'application/json',
   accept: 'application/json',
   authorization: `Bearer ${opts.token}`,
+  ...(opts.host ? { host: opts.host } : {}),
 };
 const connections = Number(opts.connections);
 const duration = Number(opts.duration);
-const client = createClient(endpoint);
+const client = createClient(endpoint, opts.host);
 const readToken = opts.token;
 
-interface CatalogPage {
-  products: { data: { id: string }[]; paginatorInfo: { hasMorePages: boolean; endCursor: string | null } };
-}
-
-/** Product ids and the cursor before each page of 20, collected with 100-product pages. */
-async function sampleCatalog(limit: number): Promise<{ ids: string[]; cursors: (string | null)[] }> {
-  const ids: string[] = [];
-  const cursors: (string | null)[] = [null];
-  let after: string | null = null;
-  while (ids.length < limit) {
-    const data: CatalogPage = await client(
-      readToken,
-      'query ($after: String) { products(first: 100, after: $after) { data { id } paginatorInfo { hasMorePages endCursor } } }',
-      { after },
-    );
-    const page = data.products;
-    ids.push(...page.data.map((p) => p.id));
-    if (!page.paginatorInfo.hasMorePages) break;
-    after = page.paginatorInfo.endCursor;
-    cursors.push(after);
-  }
-  return { ids, cursors };
-}
+/** Product ids and page cursors of the readers' catalogue (loadtest/sample.ts). */
+const sampleCatalog = (limit: number, from = { client, token: readToken }) =>
+  sampleCatalogOf(from.client, from.token, limit);
 
 /** A bad option found only by asking the service: exit 2, as for bad options. */
 class UsageError extends Error {}
 
 /** The editor's token: --write-token, else --token when it may write the catalogue. */
-async function writeToken(): Promise<string> {
-  const token = opts['write-token'] ?? readToken;
-  const { me } = await client<{ me: { user: { isAdmin: boolean }; token: { abilities: string[] } } }>(
+async function writeToken(
+  as: { client: Client; option: 'write-token' | 'storm-write-token' } = { client, option: 'write-token' },
+): Promise<string> {
+  const token = opts[as.option] ?? readToken;
+  const { me } = await as.client<{ me: { user: { isAdmin: boolean }; token: { abilities: string[] } } }>(
     token,
     '{ me { user { isAdmin } token { abilities } } }',
     {},
   );
   const abilities = me.token.abilities;
   if (me.user.isAdmin && (abilities.includes('*') || abilities.includes('catalog:write'))) return token;
-  const which = opts['write-token'] ? '--write-token' : '--token';
+  const which = opts[as.option] ? `--${as.option}` : '--token';
   throw new UsageError(
     `--writes needs a token with catalog:write: ${which} is ${me.user.isAdmin ? 'an admin token without catalog:write' : 'not an admin token'} (give an admin's token with --write-token)`,
   );
 }
 
 /** One run of the readers for --duration seconds, with the editor writing beside them when given. */
-async function runPhase(label: string, next: () => string, editor?: Editor): Promise<Phase> {
+async function runPhase(
+  label: string,
+  next: () => string,
+  editor?: Editor,
+  beside?: () => { stop(): Promise<StormTotals> },
+): Promise<Phase> {
   process.stderr.write(`${label}\n`);
   let graphqlErrors = 0;
   let second = 0;
@@ -142,6 +156,7 @@ async function runPhase(label: string, next: () => string, editor?: Editor): Pro
     () => {},
   );
   const editing = editor?.start(writesPerSecond);
+  const neighbour = beside?.();
   const latencies: number[] = [];
   instance.on('response', (_client, _status, _bytes, responseTime: number) => {
     total++;
@@ -162,11 +177,51 @@ async function runPhase(label: string, next: () => string, editor?: Editor): Pro
   const result = await new Promise<Result>((resolve) => instance.once('done', resolve));
   process.off('SIGINT', stop);
   const editorPhase = await editing?.stop();
+  const storm = await neighbour?.stop();
   latencies.sort((a, b) => a - b);
   editorPhase?.latencies.sort((a, b) => a - b);
   if (editorPhase?.firstError) process.stderr.write(`  first failed write: ${editorPhase.firstError}\n`);
   process.stderr.write('\n');
-  return { label, result, latencies, graphqlErrors, ...(editorPhase ? { editor: editorPhase } : {}) };
+  return {
+    label,
+    result,
+    latencies,
+    graphqlErrors,
+    ...(editorPhase ? { editor: editorPhase } : {}),
+    ...(storm ? { storm } : {}),
+  };
+}
+
+/** --tenants: the storm company's catalogue sampled, its editor opened; start() unleashes it. */
+async function prepareStorm(draw: (items: string[], random: () => number) => () => string) {
+  const stormClient = createClient(endpoint, opts['storm-host']);
+  const tokens = opts['storm-tokens']!.split(',').filter(Boolean);
+  const sampled = await sampleCatalog(Number(opts.sample), { client: stormClient, token: tokens[0]! });
+  let editor: Editor | undefined;
+  if (writesPerSecond > 0) {
+    if (!opts['storm-write-token']) throw new UsageError('--tenants with --writes needs --storm-write-token');
+    const token = await writeToken({ client: stormClient, option: 'storm-write-token' });
+    const edited = draw(sampled.ids, createRng(44));
+    editor = await Editor.open(
+      stormClient,
+      token,
+      Array.from({ length: Math.ceil(writesPerSecond * duration) }, edited),
+    );
+  }
+  process.stderr.write(
+    `storm: ${tokens.length} tokens, ${opts['storm-connections']} connections, ${sampled.ids.length} products, ${writesPerSecond} writes/s\n`,
+  );
+  const start = () =>
+    startStorm({
+      endpoint,
+      host: opts['storm-host']!,
+      tokens,
+      connections: Number(opts['storm-connections']),
+      cursors: sampled.cursors,
+      editor,
+      writesPerSecond,
+    });
+  return { start, editor };
 }
 
 async function main(): Promise<number> {
@@ -189,7 +244,8 @@ async function main(): Promise<number> {
     opts.query === 'product' ? product : opts.query === 'page' ? page : () => (rng() < 0.78 ? page() : product());
 
   let editor: Editor | undefined;
-  if (writesPerSecond > 0) {
+  const storm = opts.tenants ? await prepareStorm(draw) : undefined;
+  if (writesPerSecond > 0 && !storm) {
     const token = await writeToken();
     // The editor works on the products the readers read, drawn the same way (its own stream).
     const edited = draw(ids, createRng(43));
@@ -204,9 +260,15 @@ async function main(): Promise<number> {
   const phases: Phase[] = [];
   let restoreFailed = 0;
   try {
-    if (opts.compare) phases.push(await runPhase('readers alone', next));
-    phases.push(await runPhase(editor ? `readers + ${writesPerSecond} writes/s` : 'readers', next, editor));
+    if (storm) {
+      phases.push(await runPhase('readers alone', next));
+      phases.push(await runPhase('readers beside the storm', next, undefined, storm.start));
+    } else {
+      if (opts.compare) phases.push(await runPhase('readers alone', next));
+      phases.push(await runPhase(editor ? `readers + ${writesPerSecond} writes/s` : 'readers', next, editor));
+    }
   } finally {
+    editor ??= storm?.editor;
     if (editor) {
       const restored = await editor.restore();
       restoreFailed = restored.failed;
@@ -223,6 +285,11 @@ async function main(): Promise<number> {
     duration,
     writesPerSecond,
   };
+  if (storm) {
+    printNeighbours(run, phases[0]!, phases[1]!, Number(opts['storm-connections']));
+    // The storm is meant to be refused: only the readers' failures (and the editor's put-back) count.
+    return phases.reduce((n, p) => n + failures(p), 0) + restoreFailed > 0 ? 1 : 0;
+  }
   if (opts.compare) printComparison(run, phases[0]!, phases[1]!);
   else printTable(run, phases[0]!);
   const failed = phases.reduce((n, p) => n + failures(p) + (p.editor ? p.editor.errors + p.editor.conflicts : 0), 0);

@@ -135,6 +135,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         trustProxy: config.http.trustProxy,
         tenants,
         send: config.http.send,
+        maxInFlightPerTenant: config.graphql.maxInFlightPerTenant,
       }),
       { logger, metrics, lifecycle },
     ),

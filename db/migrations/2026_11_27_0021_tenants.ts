@@ -76,7 +76,7 @@ async function createTenants(db: Kysely<any>): Promise<void> {
   // Host names as the edge compares them: lowercased, no port.
   await sql`
     CREATE TABLE tenant_hosts (
-      host text PRIMARY KEY CHECK (host = lower(host) AND length(host) BETWEEN 1 AND 253 AND host !~ '\s'),
+      host text PRIMARY KEY CHECK (host = lower(host) AND length(host) BETWEEN 1 AND 253 AND host !~ '\\s'),
       tenant_id bigint NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
       created_at timestamptz(3) NOT NULL DEFAULT now()
     )
@@ -109,7 +109,7 @@ async function createTenantSetting(db: Kysely<any>): Promise<void> {
   `.execute(db);
 }
 
-/** Keys: tenant_id leads every primary key, unique constraint and index, so rows co-locate by tenant. */
+/** Keys: tenant_id leads every primary key, unique constraint and index, so rows co-locate by tenant; names stay. */
 async function rekey(db: Kysely<any>): Promise<void> {
   for (const [table, constraint] of FOREIGN_KEYS) {
     await sql`ALTER TABLE ${sql.table(table)} DROP CONSTRAINT ${sql.id(constraint)}`.execute(db);
@@ -125,11 +125,11 @@ async function rekey(db: Kysely<any>): Promise<void> {
     await sql`ALTER TABLE ${sql.table(table)} DROP CONSTRAINT ${sql.id(`${table}_pkey`)}`.execute(db);
     await sql`ALTER TABLE ${sql.table(table)} ADD PRIMARY KEY (tenant_id, ${sql.ref(key)})`.execute(db);
   }
-  await sql`ALTER TABLE users DROP CONSTRAINT users_email_key, ADD UNIQUE (tenant_id, email)`.execute(db);
-  await sql`ALTER TABLE products DROP CONSTRAINT products_sku_key, ADD UNIQUE (tenant_id, sku)`.execute(db);
+  await sql`ALTER TABLE users DROP CONSTRAINT users_email_key, ADD CONSTRAINT users_email_key UNIQUE (tenant_id, email)`.execute(db);
+  await sql`ALTER TABLE products DROP CONSTRAINT products_sku_key, ADD CONSTRAINT products_sku_key UNIQUE (tenant_id, sku)`.execute(db);
   await sql`
     ALTER TABLE personal_access_tokens DROP CONSTRAINT personal_access_tokens_token_hash_key,
-      ADD UNIQUE (tenant_id, token_hash)
+      ADD CONSTRAINT personal_access_tokens_token_hash_key UNIQUE (tenant_id, token_hash)
   `.execute(db);
   await sql`
     ALTER TABLE steps DROP CONSTRAINT steps_product_id_order_key,
@@ -138,9 +138,11 @@ async function rekey(db: Kysely<any>): Promise<void> {
   await sql`DROP INDEX configuration_rules_pair_key`.execute(db);
   await sql`
     CREATE UNIQUE INDEX configuration_rules_pair_key ON configuration_rules (
-      tenant_id, product_id, kind,
-      least(customisation_id, other_customisation_id),
-      greatest(customisation_id, other_customisation_id)
+      tenant_id,
+      product_id,
+      kind,
+      (CASE WHEN kind = 'EXCLUDES' THEN least(customisation_id, other_customisation_id) ELSE customisation_id END),
+      (CASE WHEN kind = 'EXCLUDES' THEN greatest(customisation_id, other_customisation_id) ELSE other_customisation_id END)
     )
   `.execute(db);
   for (const [table, constraint, column, parent, onDelete] of FOREIGN_KEYS) {

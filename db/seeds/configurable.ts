@@ -183,7 +183,7 @@ export async function seedConfigurableProducts(
       const row = await trx
         .insertInto('products')
         .values({ name: product.name, sku: product.sku, base_price: product.basePrice, currency: product.currency })
-        .onConflict((oc) => oc.column('sku').doNothing())
+        .onConflict((oc) => oc.columns(['tenant_id', 'sku']).doNothing())
         .returning('id')
         .executeTakeFirst();
       if (!row) continue;

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { createRng } from '../../db/seeds/catalog.ts';
 
 /**
@@ -24,14 +25,36 @@ export class RequestFailed extends Error {
 
 export type Client = <Data>(token: string, query: string, variables: Record<string, unknown>) => Promise<Data>;
 
-export function createClient(endpoint: string): Client {
-  return async <Data>(token: string, query: string, variables: Record<string, unknown>): Promise<Data> => {
-    const res = await fetch(endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query, variables }),
+/** POSTs JSON over node:http, which (unlike fetch) sends the Host header it is given. */
+function postJson(endpoint: string, headers: Record<string, string>, body: string, agent: http.Agent) {
+  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = http.request(endpoint, { method: 'POST', headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
     });
-    const text = await res.text();
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A GraphQL client of the load test; `host`: the customer company's host, sent as Host. */
+export function createClient(endpoint: string, host?: string): Client {
+  const agent = new http.Agent({ keepAlive: true });
+  return async <Data>(token: string, query: string, variables: Record<string, unknown>): Promise<Data> => {
+    const res = await postJson(
+      endpoint,
+      {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        authorization: `Bearer ${token}`,
+        ...(host ? { host } : {}),
+      },
+      JSON.stringify({ query, variables }),
+      agent,
+    );
+    const { text } = res;
     let body: { data?: Data; errors?: { message: string; extensions?: { code?: string } }[] } | undefined;
     try {
       body = JSON.parse(text) as typeof body;

@@ -1,6 +1,7 @@
 import type { Result } from 'autocannon';
 import { percentile } from '../lib/stats.ts';
 import type { EditorPhase } from './editor.ts';
+import type { StormTotals } from './storm.ts';
 
 // What npm run loadtest prints: one run's figures, or --compare's two phases and their ratios.
 
@@ -10,6 +11,8 @@ export interface Phase {
   latencies: number[];
   graphqlErrors: number;
   editor?: EditorPhase;
+  /** --tenants: what the other company's storm got beside these readers. */
+  storm?: StormTotals;
 }
 
 export const failures = (p: Phase) => p.result.errors + p.result.timeouts + p.result.non2xx + p.graphqlErrors;
@@ -94,5 +97,38 @@ export function printComparison(run: RunDescription, without: Phase, withWrites:
       `${table.map(line).join('\n')}\n\n` +
       `with / without writes: req/s ${rps.toFixed(2)}x, p95 ${p95.toFixed(2)}x ` +
       `(goal: req/s >= 0.80x and p95 <= 1.25x: ${met ? 'met' : 'not met'})\n`,
+  );
+}
+
+/** --tenants: the readers alone and beside the storm, the p95 ratio the goal is stated in, then the storm. */
+export function printNeighbours(run: RunDescription, alone: Phase, beside: Phase, stormConnections: number): void {
+  const head = ['', 'req/s', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'errors'];
+  const row = (p: Phase) => [
+    p.label,
+    p.result.requests.average.toFixed(0),
+    ms(p.latencies, 50),
+    ms(p.latencies, 95),
+    ms(p.latencies, 99),
+    String(p.result.latency.max),
+    String(failures(p)),
+  ];
+  const table = [head, row(alone), row(beside)];
+  const widths = head.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const p95 = percentile(beside.latencies, 95) / percentile(alone.latencies, 95);
+  const storm = beside.storm!;
+  const seconds = beside.result.duration;
+  const statuses = [...storm.byStatus].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}: ${n}`);
+  const refusals = [...storm.refusals].sort((a, b) => b[1] - a[1]).map(([m, n]) => `  ${String(n).padStart(8)}  ${m}`);
+  const e = storm.editor;
+  process.stdout.write(
+    `\nsteady readers: ${QUERY_LABEL[run.query]}, ${run.distribution}, ${run.connections} connections, ${run.duration} s a phase\n` +
+      `${table.map(line).join('\n')}\n\n` +
+      `beside / alone: p95 ${p95.toFixed(2)}x (goal: <= 1.50x: ${p95 <= 1.5 ? 'met' : 'not met'})\n\n` +
+      `storm: ${stormConnections} connections, ${storm.requests} answers (${(storm.requests / seconds).toFixed(0)}/s); by status: ${statuses.join(', ')}\n` +
+      `storm 429s by message:\n${refusals.join('\n') || '  none'}\n` +
+      (e
+        ? `storm writes: ${e.done} done of ${e.scheduled} sent, p50 / p95 ${ms(e.latencies, 50)} / ${ms(e.latencies, 95)} ms, ${e.conflicts} CONFLICTs, ${e.errors} errors${e.firstError ? ` (first: ${e.firstError})` : ''}\n`
+        : ''),
   );
 }

@@ -18,6 +18,8 @@ export const graphql = group(
     GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: intInRange(1, 10_000).default(16),
     // Unset: twice the per-token cap, so minting tokens multiplies nobody's share by more than that.
     GRAPHQL_MAX_IN_FLIGHT_PER_USER: optionalInt(1, 100_000),
+    // Over every route a customer company reaches, REST included; 0 turns it off.
+    GRAPHQL_MAX_IN_FLIGHT_PER_TENANT: intInRange(0, 100_000).default(64),
     GRAPHQL_EXECUTION_TIMEOUT_MS: intInRange(1, 600_000).default(10_000),
   },
   (e) => ({
@@ -35,6 +37,8 @@ export const graphql = group(
     maxBodyBytes: e.GRAPHQL_MAX_BODY_BYTES,
     maxInFlightPerToken: e.GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN,
     maxInFlightPerUser: e.GRAPHQL_MAX_IN_FLIGHT_PER_USER ?? 2 * e.GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN,
+    /** Requests one customer company may have in flight in this process, REST and GraphQL; 0: no bound. */
+    maxInFlightPerTenant: e.GRAPHQL_MAX_IN_FLIGHT_PER_TENANT,
     executionTimeoutMs: e.GRAPHQL_EXECUTION_TIMEOUT_MS,
   }),
 );

@@ -179,6 +179,8 @@ const REFUSALS: Record<number, (error: HttpError) => GraphQLError> = {
       status: 413,
       headers: error.options.headers ?? {},
     }),
+  429: (error) =>
+    graphQLError(error.message, 'TOO_MANY_REQUESTS', { status: 429, headers: error.options.headers ?? {} }),
   503: (error) =>
     graphQLError(error.message, 'SERVICE_UNAVAILABLE', { status: 503, headers: error.options.headers ?? {} }),
 };

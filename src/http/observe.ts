@@ -58,6 +58,7 @@ export function observeRequests(
         status,
         operation: operationName,
         operationRan,
+        tenant: store.tenant,
         durationMs,
       });
     };

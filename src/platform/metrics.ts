@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { createBusiestLabels, OTHER_LABEL } from './busiest-labels.ts';
 import type { QueryObserver } from './db.ts';
 
 // Each app has its own Registry, not prom-client's global one, so two apps in one process (tests) keep apart.
@@ -8,6 +9,9 @@ const SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 /** GraphQL operation names are chosen by clients: bound the label set so nobody can blow it up. */
 const MAX_OPERATION_NAMES = 200;
 const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
+/** Customer companies with a label of their own (the busiest of the last minute); the rest are `(other)`. */
+const MAX_TENANT_LABELS = 50;
+const TENANT_WINDOW_MS = 60_000;
 
 export interface RequestObservation {
   method: string;
@@ -16,6 +20,8 @@ export interface RequestObservation {
   operation: string | null | undefined;
   /** Whether the operation was parsed and validated: only then may its client-chosen name become a label. */
   operationRan?: boolean | undefined;
+  /** The slug of the request's customer company; none for the probes, /metrics and unknown hosts. */
+  tenant?: string | undefined;
   durationMs: number;
 }
 
@@ -33,20 +39,55 @@ function statementKind(sql: string): string {
     : 'other';
 }
 
+type RequestLabels = { method: string; route: string; operation: string; status: string };
+
+/**
+ * The `tenant` label of a request: its slug among the busiest, else `(other)`. A tenant that leaves the
+ * busiest takes its series with it, so each one's label sets are remembered. Probes, /metrics and unknown
+ * hosts have no tenant: their series carry no tenant label at all.
+ */
+function labelTenants(
+  requests: Counter<'method' | 'route' | 'operation' | 'status' | 'tenant'>,
+  latency: Histogram<'method' | 'route' | 'operation' | 'tenant'>,
+): (tenant: string | undefined, labels: RequestLabels) => { tenant?: string } {
+  const seriesOf = new Map<string, Map<string, RequestLabels>>();
+  const busiest = createBusiestLabels({
+    max: MAX_TENANT_LABELS,
+    windowMs: TENANT_WINDOW_MS,
+    evicted(tenant) {
+      for (const labels of seriesOf.get(tenant)?.values() ?? []) {
+        requests.remove({ ...labels, tenant });
+        latency.remove({ method: labels.method, route: labels.route, operation: labels.operation, tenant });
+      }
+      seriesOf.delete(tenant);
+    },
+  });
+  return (slug, labels) => {
+    if (!slug) return {};
+    const tenant = busiest.label(slug);
+    if (tenant === OTHER_LABEL) return { tenant };
+    let series = seriesOf.get(tenant);
+    if (!series) seriesOf.set(tenant, (series = new Map<string, RequestLabels>()));
+    const key = `${labels.method} ${labels.route} ${labels.operation} ${labels.status}`;
+    if (!series.has(key)) series.set(key, labels);
+    return { tenant };
+  };
+}
+
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
   const requests = new Counter({
     name: 'http_requests_total',
-    help: 'HTTP requests answered, by method, route, GraphQL operation and status.',
-    labelNames: ['method', 'route', 'operation', 'status'] as const,
+    help: 'HTTP requests answered, by method, route, GraphQL operation, status and customer company.',
+    labelNames: ['method', 'route', 'operation', 'status', 'tenant'] as const,
     registers: [registry],
   });
   const latency = new Histogram({
     name: 'http_request_duration_seconds',
-    help: 'Time from request to the end of the response, by method, route and GraphQL operation.',
-    labelNames: ['method', 'route', 'operation'] as const,
+    help: 'Time from request to the end of the response, by method, route, GraphQL operation and customer company.',
+    labelNames: ['method', 'route', 'operation', 'tenant'] as const,
     buckets: SECONDS_BUCKETS,
     registers: [registry],
   });
@@ -87,12 +128,16 @@ export function createMetrics(): Metrics {
     return name;
   };
 
+  const tenantLabel = labelTenants(requests, latency);
+
   return {
     registry,
     observeRequest(o) {
       const operation = operationLabel(o.operation, o.operationRan === true);
-      requests.inc({ method: o.method, route: o.route, operation, status: String(o.status) });
-      latency.observe({ method: o.method, route: o.route, operation }, o.durationMs / 1000);
+      const labels = { method: o.method, route: o.route, operation, status: String(o.status) };
+      const tenant = tenantLabel(o.tenant, labels);
+      requests.inc({ ...labels, ...tenant });
+      latency.observe({ method: o.method, route: o.route, operation, ...tenant }, o.durationMs / 1000);
     },
     observeQuery(event) {
       statements.observe(

@@ -175,7 +175,8 @@ describe.skipIf(!process.env.DATABASE_URL)('WEB_CONCURRENCY=2 on PostgreSQL (a c
   });
 
   it('reports the metrics of the whole instance, whichever worker takes the scrape', async () => {
-    const graphqlOk = 'http_requests_total{method="POST",route="/graphql",operation="ClusterProducts",status="200"}';
+    const graphqlOk =
+      'http_requests_total{method="POST",route="/graphql",operation="ClusterProducts",status="200",tenant="default"}';
     const before = [];
     for (let i = 0; i < 2; i++) {
       const res = await scrape();

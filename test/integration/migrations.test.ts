@@ -12,19 +12,27 @@ import {
 } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { hasPendingMigrations, migrateToLatest, MIGRATIONS_DIR } from '../../src/platform/migrate.ts';
-import { createScratchDatabase } from '../../scripts/lib/scratch-database.ts';
+import { createScratchDatabase, ensureServiceRole } from '../../scripts/lib/scratch-database.ts';
+import { actOutsideTenantsAs, DEFAULT_TENANT_ID } from '../../src/platform/tenancy.ts';
 
 const url = process.env.DATABASE_URL;
 const logger = createLogger('silent');
+// The checks below write the default tenant's rows directly.
+actOutsideTenantsAs(DEFAULT_TENANT_ID);
 
 /** A brand-new, never-migrated database on the back end under test. */
 async function emptyDatabase(): Promise<{ open(): Promise<DatabaseHandle>; drop(): Promise<void> }> {
   if (url) {
-    const scratch = await createScratchDatabase(url, `pcs_migrate_${randomBytes(4).toString('hex')}`);
+    // As deployed: an ordinary role owning the database migrates it.
+    await ensureServiceRole(url, 'pcs_test_service');
+    const scratch = await createScratchDatabase(url, `pcs_migrate_${randomBytes(4).toString('hex')}`, {
+      owner: 'pcs_test_service',
+    });
     const handles: DatabaseHandle[] = [];
     return {
       async open() {
-        const handle = createPostgresDatabase({ databaseUrl: scratch.url, poolSize: 2, logger });
+        // No statement timeout, as the service's own migration connection: one migrator waits for the other.
+        const handle = createPostgresDatabase({ databaseUrl: scratch.url, poolSize: 2, logger, statementTimeoutMs: 0 });
         handles.push(handle);
         return handle;
       },
@@ -60,29 +68,37 @@ describe('migrations', () => {
     expect(again.results).toEqual([]);
   });
 
-  it('index every foreign-key column', async () => {
-    const { rows } = await sql<{ table: string; column: string; indexed: boolean }>`
-      SELECT c.conrelid::regclass::text AS table, a.attname AS column,
-        EXISTS (
-          SELECT 1 FROM pg_index i
-          WHERE i.indrelid = c.conrelid AND i.indkey[0] = c.conkey[1]
-        ) AS indexed
+  it('index every foreign key by its columns, tenant first', async () => {
+    const { rows: keys } = await sql<{ table: string; columns: string[] }>`
+      SELECT c.conrelid::regclass::text AS table,
+        array(SELECT a.attname FROM unnest(c.conkey) WITH ORDINALITY k(n, o)
+              JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n ORDER BY k.o)::text[] AS columns
       FROM pg_constraint c
-      JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
-      WHERE c.contype = 'f'
+      WHERE c.contype = 'f' AND c.confrelid <> 'tenants'::regclass
     `.execute(handle.db);
-    expect(rows.map((r) => `${r.table}.${r.column}`).sort()).toEqual([
-      'components.step_id',
-      'configuration_rules.customisation_id',
-      'configuration_rules.other_customisation_id',
-      'configuration_rules.product_id',
-      'configurations.user_id',
-      'customisations.component_id',
-      'personal_access_tokens.parent_id',
-      'personal_access_tokens.user_id',
-      'steps.product_id',
+    const { rows: indexes } = await sql<{ table: string; columns: string[] }>`
+      SELECT i.indrelid::regclass::text AS table,
+        array(SELECT coalesce(a.attname, '(expression)') FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(n, o)
+              LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.n ORDER BY k.o)::text[] AS columns
+      FROM pg_index i
+    `.execute(handle.db);
+    expect(keys.map((r) => `${r.table}.${r.columns.join('+')}`).sort()).toEqual([
+      'components.tenant_id+step_id',
+      'configuration_rules.tenant_id+customisation_id',
+      'configuration_rules.tenant_id+other_customisation_id',
+      'configuration_rules.tenant_id+product_id',
+      'configurations.tenant_id+user_id',
+      'customisations.tenant_id+component_id',
+      'personal_access_tokens.tenant_id+parent_id',
+      'personal_access_tokens.tenant_id+user_id',
+      'steps.tenant_id+product_id',
     ]);
-    for (const row of rows) expect(row.indexed, `${row.table}.${row.column}`).toBe(true);
+    for (const key of keys) {
+      const indexed = indexes.some(
+        (i) => i.table === key.table && key.columns.every((column, n) => i.columns[n] === column),
+      );
+      expect(indexed, `${key.table}.${key.columns.join('+')}`).toBe(true);
+    }
   });
 
   it('enforce the data rules of the model', async () => {

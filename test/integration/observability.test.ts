@@ -138,10 +138,10 @@ describe('GET /metrics', () => {
     expect(res.headers.get('content-type')).toContain('text/plain');
     const text = await res.text();
     expect(text).toMatch(
-      /^http_requests_total\{method="POST",route="\/graphql",operation="MetricsProbe",status="200"\} 1$/m,
+      /^http_requests_total\{method="POST",route="\/graphql",operation="MetricsProbe",status="200",tenant="default"\} 1$/m,
     );
     expect(text).toMatch(
-      /^http_request_duration_seconds_bucket\{le="\+Inf",method="POST",route="\/graphql",operation="MetricsProbe"\} 1$/m,
+      /^http_request_duration_seconds_bucket\{le="\+Inf",method="POST",route="\/graphql",operation="MetricsProbe",tenant="default"\} 1$/m,
     );
     expect(text).toMatch(/^http_requests_total\{method="GET",route="\/health",operation="",status="200"\} \d+$/m);
     expect(text).toMatch(/^db_statement_duration_seconds_count\{statement="select",outcome="ok"\} [1-9]\d*$/m);
@@ -181,10 +181,10 @@ describe('GET /metrics', () => {
       const res = await fetch(`${other.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
       const text = await res.text();
       expect(text).toMatch(
-        /^http_requests_total\{method="POST",route="\/graphql",operation="RealAfterFlood",status="200"\} 1$/m,
+        /^http_requests_total\{method="POST",route="\/graphql",operation="RealAfterFlood",status="200",tenant="default"\} 1$/m,
       );
       expect(text).toMatch(
-        /^http_requests_total\{method="POST",route="\/graphql",operation="\(not run\)",status="400"\} 200$/m,
+        /^http_requests_total\{method="POST",route="\/graphql",operation="\(not run\)",status="400",tenant="default"\} 200$/m,
       );
       expect(text).not.toContain('MadeUp');
     } finally {

@@ -58,7 +58,9 @@ describePg('the response and token caches on two instances (PostgreSQL notificat
     ).text();
     return Number(/^graphql_response_cache_hits_total (\S+)$/m.exec(text)?.[1] ?? NaN);
   };
-  const psql = (statement: string) => run('psql', [database.url!, '-v', 'ON_ERROR_STOP=1', '-qc', statement]);
+  // As an operator would, on the service's role: in the default tenant (row-level security sees no other rows).
+  const psql = (statement: string) =>
+    run('psql', [database.url!, '-v', 'ON_ERROR_STOP=1', '-q', '-c', "SET pcs.tenant_id = '1'", '-c', statement]);
 
   /** Both instances hold the current answer (to `request`, else PRODUCT) in their caches (a hit each), then `write` runs. */
   async function warmThenWrite(write: () => Promise<unknown>, request?: GraphQLRequest) {

@@ -94,6 +94,13 @@ export function createResponseCache(options: ResponseCacheOptions) {
       m.targeted.inc();
       m.dropped.inc(store.dropTagged(tags));
     },
+    /** Forgets one tenant's answers (a change that could not name its rows), and refuses those being computed. */
+    clearTenant(tenant: string) {
+      const tags = [tenantKey(EVERYTHING, tenant)];
+      freshness.changed(tags);
+      store.dropTagged(tags);
+      m.invalidations.inc();
+    },
     /** Forgets every answer, and refuses those computed before now. */
     clear() {
       freshness.changedEverything();
@@ -138,7 +145,8 @@ export function followChanges(
     const { tenant, payload } = splitTenantPayload(raw);
     if (tenant === undefined) return cache.clear();
     const tags = tagsOf(payload);
-    cache.changed(tags === 'all' ? [tenantKey(EVERYTHING, tenant)] : tags.map((tag) => tenantKey(tag, tenant)));
+    if (tags === 'all') cache.clearTenant(tenant);
+    else cache.changed(tags.map((tag) => tenantKey(tag, tenant)));
   });
   feed.onState((up) => cache.setAvailable(up));
 }

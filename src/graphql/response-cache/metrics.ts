@@ -30,7 +30,7 @@ export function createCacheMetrics(registry: Registry, store: () => { size: numb
     ),
     invalidations: counter(
       'graphql_response_cache_invalidations_total',
-      'Times the whole response cache was emptied (a truncate or a large write, or the change notifications lost or back).',
+      'Times the whole response cache, or one tenant’s part of it, was emptied (a truncate or a large write, or the change notifications lost or back).',
     ),
     targeted: counter(
       'graphql_response_cache_targeted_invalidations_total',

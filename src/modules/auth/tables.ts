@@ -1,6 +1,8 @@
 import type { Generated, Kysely } from 'kysely';
 
 export interface UserTable {
+  /** The customer company owning the row; set by the database from the transaction's tenant. */
+  tenant_id: Generated<string>;
   id: Generated<string>;
   name: string;
   /** Always stored lowercased; a CHECK constraint holds it to that. */
@@ -12,6 +14,8 @@ export interface UserTable {
 }
 
 export interface PersonalAccessTokenTable {
+  /** The customer company owning the row; set by the database from the transaction's tenant. */
+  tenant_id: Generated<string>;
   /** The `<token_id>` before the pipe of a bearer token. */
   id: Generated<string>;
   user_id: string;
@@ -33,6 +37,8 @@ export type TokenKind = 'login' | 'created';
 
 /** A fixed-window login throttle bucket (see the 0010 migration). */
 export interface LoginThrottleTable {
+  /** The customer company owning the row; set by the database from the transaction's tenant. */
+  tenant_id: Generated<string>;
   key: string;
   hits: number;
   expires_at: Date;

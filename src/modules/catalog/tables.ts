@@ -3,6 +3,8 @@ import type { PriceMode, RuleKind } from './generated/enums.ts';
 
 /** As pg returns them: bigint ids and numeric prices arrive as strings. */
 export interface ProductTable {
+  /** The customer company owning the row; set by the database from the transaction's tenant. */
+  tenant_id: Generated<string>;
   id: Generated<string>;
   name: string;
   sku: string;
@@ -17,6 +19,8 @@ export interface ProductTable {
 }
 
 export interface StepTable {
+  /** The customer company owning the row; set by the database from the transaction's tenant. */
+  tenant_id: Generated<string>;
   id: Generated<string>;
   product_id: string;
   name: string;
@@ -27,6 +31,8 @@ export interface StepTable {
 }
 
 export interface ComponentTable {
+  /** The customer company owning the row; set by the database from the transaction's tenant. */
+  tenant_id: Generated<string>;
   id: Generated<string>;
   step_id: string;
   name: string;
@@ -38,6 +44,8 @@ export interface ComponentTable {
 }
 
 export interface CustomisationTable {
+  /** The customer company owning the row; set by the database from the transaction's tenant. */
+  tenant_id: Generated<string>;
   id: Generated<string>;
   component_id: string;
   name: string;
@@ -50,6 +58,8 @@ export interface CustomisationTable {
 
 /** Between two customisations of one product; EXCLUDES (A, B) and (B, A) are the same rule. */
 export interface ConfigurationRuleTable {
+  /** The customer company owning the row; set by the database from the transaction's tenant. */
+  tenant_id: Generated<string>;
   id: Generated<string>;
   product_id: string;
   kind: RuleKind;

@@ -85,7 +85,7 @@ export async function insertConfigurationWithinRate(
         currency: row.currency,
         product_updated_at: new Date(row.productUpdatedAt),
       })
-      .onConflict((oc) => oc.column('id').doNothing())
+      .onConflict((oc) => oc.columns(['tenant_id', 'id']).doNothing())
       .returning(columns)
       .executeTakeFirst();
     return { inserted: inserted ?? null };

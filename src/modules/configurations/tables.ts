@@ -11,6 +11,8 @@ export interface SavedSelectionRow {
 }
 
 export interface ConfigurationTable {
+  /** The customer company owning the row; set by the database from the transaction's tenant. */
+  tenant_id: Generated<string>;
   id: string;
   /** No foreign key: a configuration outlives its product. */
   product_id: string;
