@@ -3,8 +3,8 @@ import { parseCommandLine, parseWholeNumber, runCli, usageError } from './lib/cl
 // The generator and the database are imported when a seed runs, not for --help or a usage error: they pull
 // in the catalogue module and the drivers, seconds of start-up on a busy machine (BENCHMARKS.md).
 
-const USAGE = `Usage: npm run db:seed -- --products N [--seed S] [--batch-size B]
-       npm run db:seed -- --demo
+const USAGE = `Usage: npm run db:seed -- --products N [--seed S] [--batch-size B] [--tenant T]
+       npm run db:seed -- --demo [--tenant T]
 
 Inserts N generated products (each 5 steps x 4 components x 3 customisations) into the configured
 database, migrating it first if needed. The same seed always yields the same products;
@@ -16,6 +16,7 @@ seeding again with the same seed inserts nothing (their skus exist already).
   --demo           on an empty database, what npm start gives a new embedded one: the demo
                    catalogue (52 products, the demo desk 51 and wallet 52 among them) and an
                    administrator demo@example.com whose generated password is printed once
+  --tenant T       the slug of the tenant (customer company) seeded (default: default)
 `;
 
 // Products per transaction. A batch is four INSERT ... SELECT unnest(...) statements
@@ -33,6 +34,8 @@ runCli(async () => {
     'batch-size': { type: 'string' },
     demo: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
+    // Spelt out (not lib/database.ts's TENANT_OPTION): that module loads the drivers, and --help must not.
+    tenant: { type: 'string', default: 'default' },
   });
   if (values.help) {
     process.stdout.write(USAGE);
@@ -40,7 +43,7 @@ runCli(async () => {
   }
   if (values.demo) {
     if (values.products !== undefined) throw usageError(`--demo takes no --products.\n\n${USAGE}`);
-    return seedDemo();
+    return seedDemo(values.tenant);
   }
   if (values.products === undefined) throw usageError(`--products is required.\n\n${USAGE}`);
   const products = parseWholeNumber('--products', values.products, { min: 1, max: Number.MAX_SAFE_INTEGER });
@@ -52,9 +55,8 @@ runCli(async () => {
       : parseWholeNumber('--batch-size', values['batch-size'], { min: 1, max: 100_000 });
 
   const { seedCatalog } = await import('../db/seeds/catalog.ts');
-  const { ensureMigrated, withDatabase } = await import('./lib/database.ts');
-  await withDatabase(async (ctx) => {
-    await ensureMigrated(ctx);
+  const { withTenantDatabase } = await import('./lib/database.ts');
+  await withTenantDatabase(values.tenant, async (ctx) => {
     process.stdout.write(`Seeding ${products} products with seed ${seed} into ${ctx.target}\n`);
     const progress = createProgress(products);
     const started = process.hrtime.bigint();
@@ -78,12 +80,11 @@ runCli(async () => {
 });
 
 /** The embedded first start's demo, on any database, but only an empty one (the user is an administrator). */
-async function seedDemo(): Promise<number> {
+async function seedDemo(tenant: string): Promise<number> {
   const { seedDemoIfEmpty } = await import('../db/seeds/demo.ts');
   const { createAuthService } = await import('../src/modules/auth/index.ts');
-  const { ensureMigrated, withDatabase } = await import('./lib/database.ts');
-  return withDatabase(async (ctx) => {
-    await ensureMigrated(ctx);
+  const { withTenantDatabase } = await import('./lib/database.ts');
+  return withTenantDatabase(tenant, async (ctx) => {
     const auth = createAuthService({ db: ctx.database.db, config: ctx.config.auth, logger: ctx.logger });
     const demo = await seedDemoIfEmpty(ctx.database.db, auth, ctx.config.catalog.currency);
     if (!demo) {

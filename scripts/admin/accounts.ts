@@ -12,7 +12,7 @@ import { deleteConfigurationsOlderThan } from '../../src/modules/configurations/
 import { ValidationFailed } from '../../src/platform/errors.ts';
 import { parseRowId } from '../../src/platform/ids.ts';
 import { CliError, EXIT_USAGE, formatTable, parseCommandLine, parseWholeNumber, usageError } from '../lib/cli.ts';
-import { ensureMigrated, withDatabase, type CliContext } from '../lib/database.ts';
+import { TENANT_OPTION, withTenantDatabase, type CliContext } from '../lib/database.ts';
 import { promptHidden, readStdin } from '../lib/prompt.ts';
 
 const MIN_PASSWORD_LENGTH = 8;
@@ -57,6 +57,7 @@ export async function userCreate(args: string[]): Promise<void> {
     name: { type: 'string' },
     admin: { type: 'boolean', default: false },
     'password-stdin': { type: 'boolean', default: false },
+    ...TENANT_OPTION,
   });
   const email = parseEmail(values.email);
   const name = values.name?.trim() ?? '';
@@ -66,8 +67,7 @@ export async function userCreate(args: string[]): Promise<void> {
   const password = await readPassword(values['password-stdin']);
   checkPassword(password);
 
-  await withDatabase(async (ctx) => {
-    await ensureMigrated(ctx);
+  await withTenantDatabase(values.tenant, async (ctx) => {
     try {
       const user = await authService(ctx).createUser({ name, email, password, isAdmin: values.admin });
       process.stdout.write(
@@ -87,11 +87,10 @@ const authService = (ctx: CliContext): AuthService =>
 const formatTime = (d: Date | null) => (d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-');
 
 export async function tokenList(args: string[]): Promise<void> {
-  const { values } = parseCommandLine(args, { email: { type: 'string' } });
+  const { values } = parseCommandLine(args, { email: { type: 'string' }, ...TENANT_OPTION });
   const email = values.email === undefined ? undefined : parseEmail(values.email);
 
-  await withDatabase(async (ctx) => {
-    await ensureMigrated(ctx);
+  await withTenantDatabase(values.tenant, async (ctx) => {
     const auth = authService(ctx);
     let userId: string | undefined;
     if (email !== undefined) {
@@ -130,6 +129,7 @@ export async function tokenCreate(args: string[]): Promise<void> {
     name: { type: 'string' },
     abilities: { type: 'string' },
     'expires-at': { type: 'string' },
+    ...TENANT_OPTION,
   });
   const email = parseEmail(values.email);
   const parsed = tokenSchema(ABILITIES).safeParse({
@@ -142,8 +142,7 @@ export async function tokenCreate(args: string[]): Promise<void> {
       parsed.error.issues.map((i) => `--${String(i.path[0]).replace('_', '-')}: ${i.message}`).join('\n'),
     );
 
-  await withDatabase(async (ctx) => {
-    await ensureMigrated(ctx);
+  await withTenantDatabase(values.tenant, async (ctx) => {
     const auth = authService(ctx);
     const user = await auth.findUser(email);
     if (!user) throw new CliError(`No user with email ${email}.`);
@@ -171,15 +170,14 @@ export async function tokenCreate(args: string[]): Promise<void> {
 }
 
 export async function tokenRevoke(args: string[]): Promise<void> {
-  const { positionals } = parseCommandLine(args, {}, 1);
+  const { values, positionals } = parseCommandLine(args, TENANT_OPTION, 1);
   const raw = positionals[0];
   if (raw === undefined) throw usageError('token:revoke needs the id of the token (see token:list).');
   if (!/^\d+$/.test(raw)) throw usageError(`A token id is a positive whole number, got '${raw}'.`);
   // An id no row can have (beyond bigint) is simply not there.
   const id = parseRowId(raw);
 
-  await withDatabase(async (ctx) => {
-    await ensureMigrated(ctx);
+  await withTenantDatabase(values.tenant, async (ctx) => {
     // No session: the operator may revoke any token.
     const deleted = id !== null && (await authService(ctx).revokeToken(id));
     if (!deleted) throw new CliError(`No token with id ${raw}.`);
@@ -188,11 +186,10 @@ export async function tokenRevoke(args: string[]): Promise<void> {
 }
 
 export async function tokensPruneExpired(args: string[]): Promise<void> {
-  const { values } = parseCommandLine(args, { hours: { type: 'string', default: '24' } });
+  const { values } = parseCommandLine(args, { hours: { type: 'string', default: '24' }, ...TENANT_OPTION });
   const hours = parseWholeNumber('--hours', values.hours, { min: 0, max: 24 * 365 * 100 });
 
-  await withDatabase(async (ctx) => {
-    await ensureMigrated(ctx);
+  await withTenantDatabase(values.tenant, async (ctx) => {
     const lifetimeMinutes = ctx.config.auth.tokens.expirationMinutes;
     const deleted = await authService(ctx).pruneExpiredTokens(hours);
     process.stdout.write(
@@ -204,8 +201,8 @@ export async function tokensPruneExpired(args: string[]): Promise<void> {
 }
 
 export async function configurationsPrune(args: string[]): Promise<void> {
-  const { values } = parseCommandLine(args, { days: { type: 'string' } });
-  await withDatabase(async (ctx) => {
+  const { values } = parseCommandLine(args, { days: { type: 'string' }, ...TENANT_OPTION });
+  await withTenantDatabase(values.tenant, async (ctx) => {
     const days =
       values.days === undefined
         ? ctx.config.configurations.retentionDays
@@ -216,7 +213,6 @@ export async function configurationsPrune(args: string[]): Promise<void> {
       );
       return;
     }
-    await ensureMigrated(ctx);
     const deleted = await deleteConfigurationsOlderThan(ctx.database.db, days);
     process.stdout.write(
       `Deleted ${deleted} configuration${deleted === 1 ? '' : 's'} saved more than ${days} day${days === 1 ? '' : 's'} ago.\n`,

@@ -15,7 +15,7 @@ import { serviceSchema } from '../../src/modules/index.ts';
 import { isDatabaseUnavailable } from '../../src/platform/db-errors.ts';
 import type { FieldErrors } from '../../src/platform/errors.ts';
 import { CliError, describeError, EXIT_USAGE, parseCommandLine, usageError } from '../lib/cli.ts';
-import { ensureMigrated, isStatementTimeout, withDatabase } from '../lib/database.ts';
+import { isStatementTimeout, TENANT_OPTION, withTenantDatabase } from '../lib/database.ts';
 import {
   CatalogFileError,
   readCatalogEntries,
@@ -34,10 +34,9 @@ const MAX_FILE_BYTES = 512 * 1024 * 1024;
 const MAX_PRODUCTS = 1_000_000;
 
 export async function catalogExport(args: string[]): Promise<void> {
-  const { values } = parseCommandLine(args, { out: { type: 'string' } });
+  const { values } = parseCommandLine(args, { out: { type: 'string' }, ...TENANT_OPTION });
   const out = values.out;
-  await withDatabase(async (ctx) => {
-    await ensureMigrated(ctx);
+  await withTenantDatabase(values.tenant, async (ctx) => {
     // Written beside the target and renamed at the end: an interrupted export leaves no half file.
     const temp = out
       ? path.join(path.dirname(path.resolve(out)), `.${path.basename(out)}.${process.pid}.tmp`)
@@ -168,16 +167,20 @@ function unavailable(err: unknown): CliError {
 }
 
 export async function catalogImport(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommandLine(args, { 'dry-run': { type: 'boolean', default: false } }, 1);
+  const { values, positionals } = parseCommandLine(
+    args,
+    { 'dry-run': { type: 'boolean', default: false }, ...TENANT_OPTION },
+    1,
+  );
   const file = positionals[0];
   if (file === undefined) throw usageError('catalog:import needs the file to import (see catalog:export).');
   const dryRun = values['dry-run'];
   const total = await checkCatalogFile(file);
 
   try {
-    return await withDatabase(
+    return await withTenantDatabase(
+      values.tenant,
       async (ctx) => {
-        await ensureMigrated(ctx);
         const bar = process.stderr.isTTY
           ? new SingleBar({ stream: process.stderr, format: 'importing [{bar}] {value}/{total} products, {eta}s left' })
           : undefined;

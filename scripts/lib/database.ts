@@ -4,7 +4,9 @@ import type { Database } from '../../src/modules/index.ts';
 import { createDatabase, databaseOptions, type DatabaseHandle } from '../../src/platform/db.ts';
 import { createLogger, type Logger } from '../../src/platform/logger.ts';
 import { migrateToLatest } from '../../src/platform/migrate.ts';
-import { CliError, describeError } from './cli.ts';
+import { DEFAULT_TENANT_SLUG, withTenant } from '../../src/platform/tenancy.ts';
+import { findTenantBySlug, isTenantSlug, type TenantRow } from '../../src/modules/tenants/tools.ts';
+import { CliError, describeError, usageError } from './cli.ts';
 
 export interface CliContext {
   config: Config;
@@ -65,6 +67,34 @@ function statementTimeoutError(err: unknown, timeoutMs: number): CliError {
     `A statement ran longer than CLI_STATEMENT_TIMEOUT_MS (${timeoutMs} ms) and was stopped (${describeError(err)}). ` +
       'Run the command again with a longer one, e.g. CLI_STATEMENT_TIMEOUT_MS=3600000, or 0 for none.',
   );
+}
+
+/** `--tenant SLUG`: every command that reads or writes a company's data takes it (parse options). */
+export const TENANT_OPTION = { tenant: { type: 'string', default: DEFAULT_TENANT_SLUG } } as const;
+
+export interface TenantCliContext extends CliContext {
+  tenant: TenantRow;
+}
+
+/**
+ * withDatabase for a command acting on one company's data: migrates, resolves the slug once and runs
+ * `fn` inside that tenant, so every statement it sends carries it (row-level security shows nothing to
+ * a statement outside any tenant). `ctx.target` names the tenant too.
+ */
+export async function withTenantDatabase<T>(
+  slug: string,
+  fn: (ctx: TenantCliContext) => Promise<T>,
+  options: { poolSize?: number } = {},
+): Promise<T> {
+  if (!isTenantSlug(slug))
+    throw usageError(`--tenant must be a tenant's slug ([a-z0-9][a-z0-9-]{0,39}), got '${slug}'.`);
+  return withDatabase(async (ctx) => {
+    await ensureMigrated(ctx);
+    const tenant = await findTenantBySlug(ctx.database.db, slug);
+    if (!tenant) throw new CliError(`No tenant with slug '${slug}' (see tenant:list).`);
+    const target = `tenant ${tenant.slug} in ${ctx.target}`;
+    return withTenant(tenant.id, () => fn({ ...ctx, target, tenant }));
+  }, options);
 }
 
 /**

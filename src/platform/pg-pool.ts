@@ -2,7 +2,7 @@ import pg from 'pg';
 import { assertStatementMayRun, requestSignal } from './abort.ts';
 import { withinLoopAwareTimeout } from './loop-timers.ts';
 import { preparedStatementName } from './prepared.ts';
-import { currentTenant } from './tenancy.ts';
+import { currentTenant, TENANT_SETTING } from './tenancy.ts';
 import { queryAsTenant } from './tenant-query.ts';
 
 type QueryClient = Pick<pg.PoolClient, 'query' | 'release'>;
@@ -40,6 +40,10 @@ const READ_TIMEOUT_MESSAGE = 'Query read timeout';
 // COMMIT or ROLLBACK (in a failed transaction the prefix would fail, and the ROLLBACK with it).
 const OPENS_TRANSACTION = /^\s*(begin|start transaction)\b/i;
 const ENDS_TRANSACTION = /^\s*(commit|rollback|end|abort)\s*;?\s*$/i;
+// `start transaction isolation level …` must be the transaction's first statement ("SET TRANSACTION ISOLATION
+// LEVEL must be called before any query"): the tenant is set right after it, in a round trip of its own.
+const OPENS_WITH_CHARACTERISTICS = /^\s*start transaction\s+\S/i;
+const SET_TENANT_IN_TRANSACTION = `SELECT set_config('${TENANT_SETTING}', $1, true)`;
 
 /**
  * pg's pool for Kysely, plus named prepared statements, an aborted request's statements refused or cancelled,
@@ -59,6 +63,12 @@ export function createPoolAdapter(pool: pg.Pool, timeouts: PoolTimeouts) {
       const tenant = inTransaction ? undefined : currentTenant();
       if (OPENS_TRANSACTION.test(text)) inTransaction = true;
       else if (ENDS_TRANSACTION.test(text)) inTransaction = false;
+      if (tenant !== undefined && OPENS_WITH_CHARACTERISTICS.test(text)) {
+        return client.query(text, values).then(async (result) => {
+          await client.query(SET_TENANT_IN_TRANSACTION, [tenant]);
+          return result;
+        });
+      }
       if (tenant !== undefined) return queryAsTenant(client, { name, text, values }, tenant);
       return name ? client.query({ name, text, values }) : client.query(text, values);
     }

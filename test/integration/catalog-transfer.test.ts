@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_TENANT_ID, withTenant } from '../../src/platform/tenancy.ts';
 import { createCliTarget, type CliTarget } from '../support/cli.ts';
 
 // admin catalog:export / catalog:import, run as processes against two databases of their own.
@@ -106,7 +107,9 @@ async function rows(target: CliTarget) {
   try {
     const out: Record<string, unknown[]> = {};
     for (const table of ['products', 'steps', 'components', 'customisations', 'configuration_rules']) {
-      out[table] = (await sql`SELECT * FROM ${sql.table(table)} ORDER BY id`.execute(handle.db)).rows;
+      // The commands' default tenant: outside any, row-level security shows no rows.
+      const read = sql`SELECT * FROM ${sql.table(table)} ORDER BY id`;
+      out[table] = (await withTenant(DEFAULT_TENANT_ID, () => read.execute(handle.db))).rows;
     }
     return out;
   } finally {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_TENANT_ID, withTenant } from '../../src/platform/tenancy.ts';
 import { createCliTarget, type CliTarget } from '../support/cli.ts';
 
 // `npm run admin -- configurations:prune`: retention of saved configurations, run as the operator would.
@@ -23,10 +24,13 @@ describe('admin configurations:prune', () => {
     );
 
     let handle = await target.open();
+    // As the default tenant, which the command acts in.
     const insert = (id: string, daysAgo: number) =>
-      sql`
+      withTenant(DEFAULT_TENANT_ID, () =>
+        sql`
       INSERT INTO configurations (id, product_id, selections, base_cents, total_cents, currency, product_updated_at, created_at)
-      VALUES (${id}, 1, '[]', 0, 0, 'EUR', now(), now() - make_interval(days => ${daysAgo}::int))`.execute(handle.db);
+      VALUES (${id}, 1, '[]', 0, 0, 'EUR', now(), now() - make_interval(days => ${daysAgo}::int))`.execute(handle.db),
+      );
     await insert('oldOldOld001', 10);
     await insert('midMidMid001', 3);
     await insert('newNewNew001', 0);
@@ -40,7 +44,9 @@ describe('admin configurations:prune', () => {
     expect(byFlag.stdout).toContain('Deleted 1 configuration saved more than 2 days ago.');
 
     handle = await target.open();
-    const { rows } = await sql<{ id: string }>`SELECT id FROM configurations ORDER BY id`.execute(handle.db);
+    const { rows } = await withTenant(DEFAULT_TENANT_ID, () =>
+      sql<{ id: string }>`SELECT id FROM configurations ORDER BY id`.execute(handle.db),
+    );
     await handle.close();
     expect(rows.map((r) => r.id)).toEqual(['newNewNew001']);
   }, 240_000);

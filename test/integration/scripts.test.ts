@@ -13,6 +13,7 @@ import { createAuthenticator } from '../../src/modules/auth/authenticate.ts';
 import { ABILITIES, type Database } from '../../src/modules/index.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { MIGRATIONS_DIR } from '../../src/platform/migrate.ts';
+import { DEFAULT_TENANT_ID, withTenant } from '../../src/platform/tenancy.ts';
 import { createCliTarget, type CliTarget } from '../support/cli.ts';
 
 // The CLIs run as real child processes (node --import tsx scripts/...), each
@@ -32,10 +33,11 @@ afterAll(async () => {
   await Promise.all([a?.drop(), b?.drop()]);
 });
 
+/** Opens the target's database as the commands' default tenant (outside any, row-level security shows nothing). */
 async function withOpen<T>(target: CliTarget, fn: (db: Kysely<Database>) => Promise<T>): Promise<T> {
   const handle = await target.open();
   try {
-    return await fn(handle.db);
+    return await withTenant(DEFAULT_TENANT_ID, () => fn(handle.db));
   } finally {
     await handle.close();
   }
