@@ -27,6 +27,9 @@ export function parseSettings(args = process.argv.slice(2)) {
       'token-cache': { type: 'string', default: 'on' },
       // The hot service's RESPONSE_CACHE_MAX_BYTES; unset: the service's default.
       'cache-bytes': { type: 'string' },
+      // N: the tenant bench instead (tenants.ts): the catalogue as one company, as one tenant by host, and
+      // split over N tenants by host.
+      tenants: { type: 'string' },
       profile: { type: 'boolean', default: false },
       json: { type: 'string' },
     },
@@ -62,7 +65,13 @@ export function parseSettings(args = process.argv.slice(2)) {
     peer: opts.peer === 'postgraphile',
     hotTokenCache: opts['token-cache'] === 'on',
     hotCacheBytes: opts['cache-bytes'],
+    tenants: opts.tenants === undefined ? null : Number(opts.tenants),
   };
+  if (
+    settings.tenants !== null &&
+    !(Number.isInteger(settings.tenants) && settings.tenants >= 1 && settings.tenants <= 9999)
+  )
+    throw new Error('--tenants must be 1..9999');
   if (!['on', 'off'].includes(opts['token-cache'])) throw new Error('--token-cache must be on or off');
   for (const m of settings.modes)
     if (!(SERVICE_MODES as readonly string[]).includes(m))

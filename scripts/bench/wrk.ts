@@ -42,6 +42,8 @@ export interface WrkLoad {
   /** One JSON request body per line; wrk.lua draws from them at random. */
   bodiesFile: string;
   token: string;
+  /** Another wrk script taking the same arguments (wrk-tenants.lua); default wrk.lua. */
+  script?: string;
 }
 
 export function runWrk(load: WrkLoad, url: string, seconds: number): Promise<WrkResult> {
@@ -53,7 +55,7 @@ export function runWrk(load: WrkLoad, url: string, seconds: number): Promise<Wrk
     '--timeout',
     '10s',
     '-s',
-    SCRIPT,
+    load.script ?? SCRIPT,
     `${url}/graphql`,
   ];
   return new Promise((resolve, reject) => {

@@ -5,33 +5,41 @@ import type { KeysetPosition } from '../pagination.ts';
 import { productColumns, type ProductPageRows, type ProductRow } from '../repository.ts';
 import { SORT_TEXT_LENGTH, type OrderClause, type ProductQuery } from './query.ts';
 
-// The page of a query with search, filter or another order. Each sort key is written exactly as the
-// indexes of migration 0018 define it, so a single-clause order and its keyset position are an index range.
+// The page of a query with search, filter or another order. Each sort key is a column the order indexes
+// hold (migration 0022 stores NAME's, SKU's and BASE_PRICE's), compared with leakproof operators only:
+// under row-level security, a position written over lower(), left() or numeric would be a filter after a
+// scan of the whole tenant instead of an index range.
 
 interface SortKey {
   column: RawBuilder<unknown>;
-  /** The same expression over a cursor's text value. */
+  /** The column's value for a cursor's text value (no column inside: any function may compute it). */
   value: (text: string) => RawBuilder<unknown>;
   descending: boolean;
 }
-
-// The first SORT_TEXT_LENGTH characters, as the indexes of migration 0018 hold them.
-const lowerC = (column: string) => sql`lower(left(${sql.ref(column)}, ${sql.lit(SORT_TEXT_LENGTH)}) COLLATE "C")`;
-const textC = (column: string) => sql`(left(${sql.ref(column)}, ${sql.lit(SORT_TEXT_LENGTH)}) COLLATE "C")`;
 
 function keysOf(clause: OrderClause): SortKey[] {
   const { descending } = clause;
   switch (clause.column) {
     case 'NAME':
     case 'SKU': {
+      // The first SORT_TEXT_LENGTH characters, lowercased under "C", then as they are: the stored keys.
       const column = clause.column === 'NAME' ? 'name' : 'sku';
+      const length = sql.lit(SORT_TEXT_LENGTH);
       return [
-        { column: lowerC(column), value: (v) => sql`lower(${v}::text COLLATE "C")`, descending },
-        { column: textC(column), value: (v) => sql`(${v}::text COLLATE "C")`, descending },
+        {
+          column: sql.ref(`${column}_key`),
+          value: (v) => sql`lower(left(${v}::text, ${length}) COLLATE "C")`,
+          descending,
+        },
+        {
+          column: sql.ref(`${column}_key_cased`),
+          value: (v) => sql`(left(${v}::text, ${length}) COLLATE "C")`,
+          descending,
+        },
       ];
     }
     case 'BASE_PRICE':
-      return [{ column: sql.ref('base_price'), value: (v) => sql`${v}::numeric`, descending }];
+      return [{ column: sql.ref('base_price_cents'), value: (v) => sql`(${v}::numeric * 100)::bigint`, descending }];
     case 'CREATED_AT':
       return [{ column: sql.ref('created_at'), value: (v) => sql`${v}::timestamptz`, descending }];
     case 'UPDATED_AT':
