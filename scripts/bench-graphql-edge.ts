@@ -15,6 +15,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
+import { actOutsideTenantsAs, DEFAULT_TENANT_ID } from '../src/platform/tenancy.ts';
+
+// A measurement of one company: what this script seeds and reads directly is the default tenant's.
+actOutsideTenantsAs(DEFAULT_TENANT_ID);
 
 const FULL = `{ products(first: 100) { data { id name sku steps { id name order components { id name customisations { id name type price } } } } paginatorInfo { count currentPage firstItem hasMorePages lastItem lastPage perPage total endCursor } } }`;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pcs-m-'));

@@ -1,11 +1,12 @@
 import pg from 'pg';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/modules/index.ts';
 import { createAuthService } from '../../src/modules/auth/index.ts';
 import { createPostgresDatabase } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { migrateToLatest } from '../../src/platform/migrate.ts';
+import { DEFAULT_TENANT_ID, withTenant } from '../../src/platform/tenancy.ts';
 import { seedCatalog } from '../../db/seeds/catalog.ts';
 
 /** Fixed so that every run, on every machine, benchmarks the same catalogue. */
@@ -68,58 +69,72 @@ export async function prepareDataset(
   const { db } = database;
   try {
     await migrateToLatest(db);
-    const have = Number(
-      (await sql<{ n: string }>`SELECT count(*) AS n FROM products WHERE sku LIKE ${`S${BENCH_SEED}-%`}`.execute(db))
-        .rows[0]!.n,
-    );
-    let seededNow = 0;
-    const started = Date.now();
-    if (have < products) {
-      log(`seeding ${products} products (have ${have}) with seed ${BENCH_SEED}...`);
-      seededNow = await seedCatalog(db, {
-        products,
-        seed: BENCH_SEED,
-        batchSize: 500,
-        onProgress: (done, total) => {
-          if (done % 2000 === 0 || done === total) log(`  ${done}/${total}`);
-        },
-      });
-      // Sets the visibility map too, so index-only scans skip the heap as on a settled database.
-      await sql`VACUUM ANALYZE`.execute(db);
-    }
-    const seedMs = Date.now() - started;
-    // The first `products` products of the bench seed, in id order: the request
-    // generator picks ids and cursors among these.
-    const { rows } = await sql<{ id: string }>`
-      SELECT id FROM products WHERE sku LIKE ${`S${BENCH_SEED}-%`} ORDER BY id LIMIT ${products}
-    `.execute(db);
-
-    const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' });
-    const auth = createAuthService({ db, config: config.auth, logger });
-    const tokens = [];
-    for (const { email, name, password, tokenName = 'bench' } of users) {
-      let user = await auth.findUser(email);
-      if (!user) {
-        // Nobody logs in with it unless a password was asked for: a random one is never shown.
-        const secret = password ?? `${crypto.randomUUID()}${crypto.randomUUID()}`;
-        user = await auth.createUser({ name, email, password: secret, isAdmin: false });
-      } else if (password !== undefined) {
-        await auth.setPassword(user.id, password);
-      }
-      const token = await auth.issueToken(user.id, tokenName);
-      tokens.push({ token, tokenId: token.split('|')[0]! });
-    }
-    return { productIds: rows.map((r) => String(r.id)), tokens, seededNow, seedMs };
+    // The bench's catalogue, users and tokens are the default tenant's (hosts play no part here).
+    const dataset = await withTenant(DEFAULT_TENANT_ID, () => seedDefaultTenant(db, products, log, users, url));
+    // Sets the visibility map too, so index-only scans skip the heap as on a settled database. Outside any
+    // tenant: VACUUM runs alone, not behind the tenant's setting.
+    if (dataset.seededNow > 0) await sql`VACUUM ANALYZE`.execute(db);
+    return dataset;
   } finally {
     await database.close();
   }
+}
+
+async function seedDefaultTenant(
+  db: Kysely<Database>,
+  products: number,
+  log: (line: string) => void,
+  users: readonly DatasetUser[],
+  url: string,
+): Promise<Dataset> {
+  const have = Number(
+    (await sql<{ n: string }>`SELECT count(*) AS n FROM products WHERE sku LIKE ${`S${BENCH_SEED}-%`}`.execute(db))
+      .rows[0]!.n,
+  );
+  let seededNow = 0;
+  const started = Date.now();
+  if (have < products) {
+    log(`seeding ${products} products (have ${have}) with seed ${BENCH_SEED}...`);
+    seededNow = await seedCatalog(db, {
+      products,
+      seed: BENCH_SEED,
+      batchSize: 500,
+      onProgress: (done, total) => {
+        if (done % 2000 === 0 || done === total) log(`  ${done}/${total}`);
+      },
+    });
+  }
+  const seedMs = Date.now() - started;
+  // The first `products` products of the bench seed, in id order: the request
+  // generator picks ids and cursors among these.
+  const { rows } = await sql<{ id: string }>`
+      SELECT id FROM products WHERE sku LIKE ${`S${BENCH_SEED}-%`} ORDER BY id LIMIT ${products}
+    `.execute(db);
+
+  const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' });
+  const auth = createAuthService({ db, config: config.auth, logger });
+  const tokens = [];
+  for (const { email, name, password, tokenName = 'bench' } of users) {
+    let user = await auth.findUser(email);
+    if (!user) {
+      // Nobody logs in with it unless a password was asked for: a random one is never shown.
+      const secret = password ?? `${crypto.randomUUID()}${crypto.randomUUID()}`;
+      user = await auth.createUser({ name, email, password: secret, isAdmin: false });
+    } else if (password !== undefined) {
+      await auth.setPassword(user.id, password);
+    }
+    const token = await auth.issueToken(user.id, tokenName);
+    tokens.push({ token, tokenId: token.split('|')[0]! });
+  }
+  return { productIds: rows.map((r) => String(r.id)), tokens, seededNow, seedMs };
 }
 
 export async function revokeToken(url: string, tokenId: string): Promise<void> {
   const database = createPostgresDatabase<Database>({ databaseUrl: url, poolSize: 1, logger });
   try {
     const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' });
-    await createAuthService({ db: database.db, config: config.auth, logger }).revokeToken(tokenId);
+    const auth = createAuthService({ db: database.db, config: config.auth, logger });
+    await withTenant(DEFAULT_TENANT_ID, () => auth.revokeToken(tokenId));
   } finally {
     await database.close();
   }

@@ -14,6 +14,10 @@ import type { Database } from '../../src/modules/index.ts';
 import { createDatabase } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { migrateToLatest } from '../../src/platform/migrate.ts';
+import { actOutsideTenantsAs, DEFAULT_TENANT_ID } from '../../src/platform/tenancy.ts';
+
+// A measurement of one company: what this script seeds and reads directly is the default tenant's.
+actOutsideTenantsAs(DEFAULT_TENANT_ID);
 
 const READS = 500;
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'pcs-measure-'));

@@ -13,6 +13,10 @@ import { migrateToLatest } from '../../src/platform/migrate.ts';
 import { residentBytes } from '../lib/proc.ts';
 import { echoStderr, startServer, stopServer, type Server } from '../lib/service-process.ts';
 import { ensureBuilt, serviceNodeArgs } from '../lib/start-command.ts';
+import { actOutsideTenantsAs, DEFAULT_TENANT_ID } from '../../src/platform/tenancy.ts';
+
+// A measurement of one company: what this script seeds and reads directly is the default tenant's.
+actOutsideTenantsAs(DEFAULT_TENANT_ID);
 
 /** What the clients run against: a server this run started, or one already running (--url). */
 export interface Target {

@@ -28,8 +28,8 @@ export function currentTenant(): string | undefined {
 }
 
 /**
- * For test suites that seed and inspect a database of one tenant directly: code outside any tenant then
- * acts as this one. The service never sets it (its statements outside a tenant see no rows).
+ * For test suites and measurement scripts that seed and inspect one tenant's rows directly: code outside
+ * any tenant then acts as this one. The service never sets it (its statements outside a tenant see no rows).
  */
 export function actOutsideTenantsAs(tenantId: string | undefined): void {
   outsideAnyScope = tenantId;
