@@ -5,7 +5,7 @@ import { createDatabase, databaseOptions, type DatabaseHandle } from '../../src/
 import { createLogger, type Logger } from '../../src/platform/logger.ts';
 import { migrateToLatest } from '../../src/platform/migrate.ts';
 import { DEFAULT_TENANT_SLUG, withTenant } from '../../src/platform/tenancy.ts';
-import { findTenantBySlug, isTenantSlug, type TenantRow } from '../../src/modules/tenants/tools.ts';
+import type { TenantRow } from '../../src/modules/tenants/tools.ts';
 import { CliError, describeError, usageError } from './cli.ts';
 
 export interface CliContext {
@@ -86,6 +86,8 @@ export async function withTenantDatabase<T>(
   fn: (ctx: TenantCliContext) => Promise<T>,
   options: { poolSize?: number } = {},
 ): Promise<T> {
+  // Loaded when used: db:migrate, which takes no tenant, starts without the tenants module.
+  const { findTenantBySlug, isTenantSlug } = await import('../../src/modules/tenants/tools.ts');
   if (!isTenantSlug(slug))
     throw usageError(`--tenant must be a tenant's slug ([a-z0-9][a-z0-9-]{0,39}), got '${slug}'.`);
   return withDatabase(async (ctx) => {
