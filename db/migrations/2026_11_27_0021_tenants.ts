@@ -63,6 +63,20 @@ const INDEXES: Record<string, string> = {
   products_sku_desc_order_idx: `products (tenant_id, lower(left(sku, 200) COLLATE "C") DESC, left(sku, 200) COLLATE "C" DESC, id)`,
 };
 
+/** Indexes without tenant_id, for readers that row-level security does not bind. */
+const UNTENANTED_INDEXES: Record<string, string> = {
+  products_id_idx: 'products (id)',
+  steps_id_idx: 'steps (id)',
+  steps_product_id_idx: 'steps (product_id, "order")',
+  components_id_idx: 'components (id)',
+  components_step_id_idx: 'components (step_id, position, id)',
+  customisations_id_idx: 'customisations (id)',
+  customisations_component_only_idx: 'customisations (component_id, id)',
+  configuration_rules_product_id_idx: 'configuration_rules (product_id)',
+  personal_access_tokens_id_idx: 'personal_access_tokens (id)',
+  configurations_id_idx: 'configurations (id)',
+};
+
 async function createTenants(db: Kysely<any>): Promise<void> {
   await sql`
     CREATE TABLE tenants (
@@ -160,7 +174,11 @@ async function rekey(db: Kysely<any>): Promise<void> {
     await sql`DROP INDEX ${sql.id(name)}`.execute(db);
     await sql`CREATE INDEX ${sql.id(name)} ON ${sql.raw(definition)}`.execute(db);
   }
-  await sql`CREATE INDEX products_tenant_id_idx ON products (tenant_id, id)`.execute(db);
+  // Sessions outside row-level security (a superuser's psql, a bench's peer reading the same tables) have
+  // no tenant to lead with: the catalogue stays indexed by id and by parent for them.
+  for (const [name, definition] of Object.entries(UNTENANTED_INDEXES)) {
+    await sql`CREATE INDEX ${sql.id(name)} ON ${sql.raw(definition)}`.execute(db);
+  }
 }
 
 /** Row-level security on every tenant table, owners included: a forgotten WHERE still sees one tenant. */
