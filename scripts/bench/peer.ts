@@ -22,7 +22,7 @@ export const PEER_QUERIES: Partial<Record<QueryName, string>> = {
 };
 export const PEER_NAME = 'postgraphile';
 
-/** PostGraphile's cursor for allProducts(orderBy: PRIMARY_KEY_ASC): base64 JSON [digest of the order, id]. */
+/** PostGraphile's cursor for allProducts(orderBy: PRIMARY_KEY_ASC): base64 JSON [digest of the order, tenant_id, id]. */
 export interface PeerCursors {
   encode(id: string): string;
   decode(cursor: string): string | null;
@@ -39,14 +39,15 @@ export async function peerCursors(peer: Server): Promise<PeerCursors> {
   const cursor = (JSON.parse(text) as { data?: { allProducts?: { pageInfo?: { endCursor?: string } } } }).data
     ?.allProducts?.pageInfo?.endCursor;
   const parsed = cursor ? (JSON.parse(Buffer.from(cursor, 'base64').toString('utf8')) as unknown) : null;
-  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== 'string')
+  // The primary key is (tenant_id, id): the bench's catalogue is one tenant's.
+  if (!Array.isArray(parsed) || parsed.length !== 3 || typeof parsed[0] !== 'string')
     throw new Error(`postgraphile: unexpected cursor in ${text.slice(0, 300)}`);
-  const digest = parsed[0];
+  const [digest, tenant] = parsed as [string, string];
   return {
-    encode: (id) => Buffer.from(JSON.stringify([digest, id]), 'utf8').toString('base64'),
+    encode: (id) => Buffer.from(JSON.stringify([digest, tenant, id]), 'utf8').toString('base64'),
     decode: (c) => {
       const v = JSON.parse(Buffer.from(c, 'base64').toString('utf8')) as unknown;
-      return Array.isArray(v) && v[0] === digest && typeof v[1] === 'string' ? v[1] : null;
+      return Array.isArray(v) && v[0] === digest && v[1] === tenant && typeof v[2] === 'string' ? v[2] : null;
     },
   };
 }
