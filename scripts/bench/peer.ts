@@ -9,14 +9,15 @@ import { postGraphQL } from './verify.ts';
  * reference's after both are reduced to the same plain values.
  */
 
-const CUSTOMISATIONS = 'customisationsByComponentId(orderBy: PRIMARY_KEY_ASC) { nodes { rowId name type price } }';
-const COMPONENTS = `componentsByStepId(orderBy: [POSITION_ASC, PRIMARY_KEY_ASC]) { nodes { rowId name ${CUSTOMISATIONS} } }`;
-const STEPS = `stepsByProductId(orderBy: ORDER_ASC) { nodes { rowId name order ${COMPONENTS} } }`;
+const CUSTOMISATIONS =
+  'customisationsByComponentId: customisationsByTenantIdAndComponentId(orderBy: PRIMARY_KEY_ASC) { nodes { rowId name type price } }';
+const COMPONENTS = `componentsByStepId: componentsByTenantIdAndStepId(orderBy: [POSITION_ASC, PRIMARY_KEY_ASC]) { nodes { rowId name ${CUSTOMISATIONS} } }`;
+const STEPS = `stepsByProductId: stepsByTenantIdAndProductId(orderBy: ORDER_ASC) { nodes { rowId name order ${COMPONENTS} } }`;
 const PRODUCT = `rowId name sku ${STEPS}`;
 
 export const PEER_QUERIES: Partial<Record<QueryName, string>> = {
   Q0: '{ __typename }',
-  Q1: `query Product($id: BigInt!) { productByRowId(rowId: $id) { ${PRODUCT} } }`,
+  Q1: `query Product($id: BigInt!) { productByRowId: productByTenantIdAndRowId(tenantId: "1", rowId: $id) { ${PRODUCT} } }`,
   Q2: `query Page($after: Cursor) { allProducts(first: 20, after: $after, orderBy: PRIMARY_KEY_ASC) { nodes { ${PRODUCT} } pageInfo { hasNextPage endCursor } } }`,
   Q3: '{ allProducts(first: 20, orderBy: PRIMARY_KEY_ASC) { nodes { rowId name sku } } }',
 };
