@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedCatalog } from '../../db/seeds/catalog.ts';
+import { DEFAULT_TENANT_ID, withTenant } from '../../src/platform/tenancy.ts';
 import { serviceNodeArgs } from '../../scripts/lib/start-command.ts';
 import { createCliTarget, type CliTarget } from '../support/cli.ts';
 import { startServerProcess, type ServerProcess } from '../support/process.ts';
@@ -127,7 +128,8 @@ describe.skipIf(!process.env.DATABASE_URL)('WEB_CONCURRENCY=2 on PostgreSQL (a c
     );
     expect(created.code, created.stderr).toBe(0);
     const handle = await target.open();
-    await seedCatalog(handle.db, { products: 4, seed: 11 });
+    // The catalogue of the default tenant, which the cluster's requests are for (no tenant has a host).
+    await withTenant(DEFAULT_TENANT_ID, () => seedCatalog(handle.db, { products: 4, seed: 11 }));
     await handle.close();
 
     const login = await send(server.url, { path: '/api/v1/login', body: credentials });
