@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedCatalog } from '../../db/seeds/catalog.ts';
+import { DEFAULT_TENANT_ID, withTenant } from '../../src/platform/tenancy.ts';
 import { createDatabase } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { migrateToLatest } from '../../src/platform/migrate.ts';
@@ -38,7 +39,7 @@ beforeAll(async () => {
     });
     await migrateToLatest(database.db);
     // Not empty, so the service seeds no demo catalogue; the embedded database admits one process at a time.
-    await seedCatalog(database.db, { products: 1, seed: 9 });
+    await withTenant(DEFAULT_TENANT_ID, () => seedCatalog(database.db, { products: 1, seed: 9 }));
     await database.close();
     env = { DATA_DIR: dir };
     cleanup = () => fs.rm(dir, { recursive: true, force: true });

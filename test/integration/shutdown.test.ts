@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedCatalog } from '../../db/seeds/catalog.ts';
+import { DEFAULT_TENANT_ID, withTenant } from '../../src/platform/tenancy.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createAuthService } from '../../src/modules/auth/service.ts';
 import { createDatabase } from '../../src/platform/db.ts';
@@ -42,11 +43,13 @@ beforeAll(async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pcs-shutdown-'));
     const database = await createDatabase({ databaseUrl: undefined, dataDir: dir, poolSize: 1, logger });
     await migrateToLatest(database.db);
-    await seedCatalog(database.db, { products: 5, seed: 5 });
-    await createAuthService({ db: database.db, config: config.auth, logger }).createUser({
-      name: 'S',
-      ...credentials,
-      isAdmin: false,
+    await withTenant(DEFAULT_TENANT_ID, async () => {
+      await seedCatalog(database.db, { products: 5, seed: 5 });
+      await createAuthService({ db: database.db, config: config.auth, logger }).createUser({
+        name: 'S',
+        ...credentials,
+        isAdmin: false,
+      });
     });
     // The embedded database admits one process at a time.
     await database.close();
