@@ -33,6 +33,7 @@ import type { DatabaseHandle } from './platform/db.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
 import { createMetrics, type Metrics } from './platform/metrics.ts';
 import type { ChangeFeed } from './platform/notifications.ts';
+import type { ReplicaRouter } from './platform/replicas.ts';
 
 export interface App {
   server: http.Server;
@@ -58,13 +59,15 @@ export interface AppOptions {
   metricsExposition?: () => Promise<string>;
 }
 
-/** Only a process that caches listens: the response cache and the token cache both follow the feed. */
+/** Only a process that caches, or reads from standbys, listens. */
 async function listenForChanges(
   config: Config,
   database: DatabaseHandle<Database>,
   logger: Logger,
 ): Promise<ChangeFeed | undefined> {
-  if (config.caches.response.maxEntries === 0 && config.caches.token.maxEntries === 0) return undefined;
+  const caching = config.caches.response.maxEntries > 0 || config.caches.token.maxEntries > 0;
+  // With standbys, the notifications also say which changes a standby must have replayed before it is read.
+  if (!caching && !database.replicas) return undefined;
   return database.listen([CATALOG_CHANGED, TOKENS_CHANGED, TENANTS_CHANGED], {
     heartbeatMs: config.caches.listenerHeartbeatMs,
     logger,
@@ -80,6 +83,16 @@ function createFollowingCache(config: Config, changes: ChangeFeed, registry: Reg
   return cache;
 }
 
+/**
+ * Every change notified, from any instance or tool, must be replayed by a standby before it serves a read
+ * (caches keep what a read returns); so must everything after a gap in the notifications.
+ */
+function followReplicas(replicas: ReplicaRouter, changes: ChangeFeed | undefined, metrics: Metrics): void {
+  metrics.watchReplicas(replicas.status);
+  for (const channel of [CATALOG_CHANGED, TOKENS_CHANGED, TENANTS_CHANGED]) changes?.on(channel, replicas.changed);
+  changes?.onState((up) => up && replicas.changed());
+}
+
 /** Builds the service from the platform and the modules, without listening or migrating. */
 export async function createApp(config: Config, options: AppOptions): Promise<App> {
   const { database } = options;
@@ -91,6 +104,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
 
   const changes = await listenForChanges(config, database, logger);
   const responseCache = changes && createFollowingCache(config, changes, metrics.registry);
+  if (database.replicas) followReplicas(database.replicas, changes, metrics);
 
   const tenants = createTenantDirectory(database.db, changes, logger);
   const modules = createModules({ db: database.db, config, logger, registry: metrics.registry, changes });
@@ -105,6 +119,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
       schema: serviceSchema(),
       contextParts: parts.flatMap((p) => (p.graphqlContext ? [p.graphqlContext] : [])),
       responseCache: responseCache && storedAnswers && { cache: responseCache, storedAnswers },
+      readReplicas: database.replicas !== undefined,
     }),
     graphiql,
     storedAnswers,

@@ -53,6 +53,10 @@ const configSchema = z
       `${(issue.input as { WEB_CONCURRENCY: number }).WEB_CONCURRENCY} workers need a PostgreSQL server (DATABASE_URL): ` +
       'the embedded database admits one process; unset WEB_CONCURRENCY or set it to 1',
   })
+  .refine((e) => e.DATABASE_REPLICA_URLS.length === 0 || e.DATABASE_URL !== undefined, {
+    path: ['DATABASE_REPLICA_URLS'],
+    error: 'needs DATABASE_URL: read replicas are standbys of a PostgreSQL primary, not of the embedded database',
+  })
   .transform((e) => {
     const groups = Object.fromEntries(Object.entries(GROUPS).map(([name, g]) => [name, g.read(e)]));
     return freeze(groups as { [G in keyof Groups]: ReturnType<Groups[G]['read']> });

@@ -40,7 +40,7 @@ async function migrateWhenReachable(
   const migrationDatabase =
     database?.kind === 'embedded'
       ? database
-      : await createDatabase(databaseOptions(config, logger, { poolSize: 1, statementTimeoutMs: 0 }));
+      : await createDatabase(databaseOptions(config, logger, { poolSize: 1, statementTimeoutMs: 0, replicaUrls: [] }));
   for (let attempt = 0; !isStopping(); attempt++) {
     try {
       const migrations = await migrateToLatest(migrationDatabase.db);

@@ -45,6 +45,8 @@ export async function withDatabase<T>(
       poolSize: options.poolSize ?? 2,
       // Bulk commands run statements of minutes: the server's per-request timeout would fail them half way.
       statementTimeoutMs: config.database.cliStatementTimeoutMs,
+      // The admin commands write, and read what they are about to write: the primary only.
+      replicaUrls: [],
     }),
   );
   try {

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { group, intInRange, optionalInt, optionalNonEmpty, postgresUrl } from './values.ts';
+import { group, intInRange, optionalInt, optionalNonEmpty, postgresUrl, postgresUrlList } from './values.ts';
 
 // The process and its edges: runtime and workers, logging, HTTP, the database, the caches, metrics.
 
@@ -98,6 +98,8 @@ export const database = group(
       .union([z.literal('0').transform(() => 0), intInRange(1_000, 86_400_000)])
       .default(600_000),
     DATABASE_LISTEN_URL: postgresUrl,
+    DATABASE_REPLICA_URLS: postgresUrlList,
+    DATABASE_REPLICA_MAX_LAG_MS: intInRange(10, 3_600_000).default(1_000),
   },
   (e) => ({
     /** Unset: the embedded PostgreSQL under dataDir. */
@@ -110,6 +112,10 @@ export const database = group(
     cliStatementTimeoutMs: e.CLI_STATEMENT_TIMEOUT_MS,
     /** Where change notifications are listened for, when not url (e.g. past a transaction pooler). */
     listenUrl: e.DATABASE_LISTEN_URL,
+    /** Hot standbys of url that GraphQL queries may read from; empty: every read on url. */
+    replicaUrls: e.DATABASE_REPLICA_URLS,
+    /** A standby whose replay is further behind than this is skipped until it catches up. */
+    replicaMaxLagMs: e.DATABASE_REPLICA_MAX_LAG_MS,
   }),
 );
 

@@ -25,6 +25,24 @@ export const postgresUrl = optionalNonEmpty.pipe(
     .optional(),
 );
 
+/** Comma-separated postgres:// URLs; unset or empty: none. */
+export const postgresUrlList = z
+  .string()
+  .default('')
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
+  .pipe(
+    z.array(
+      z.string().refine((v) => /^postgres(ql)?:\/\//.test(v) && URL.canParse(v), {
+        error: 'must be a comma-separated list of postgres:// or postgresql:// URLs',
+      }),
+    ),
+  );
+
 /** A group of settings: the variables it reads, and what it makes of them once they are valid. */
 export const group = <Shape extends z.ZodRawShape, Settings>(
   shape: Shape,

@@ -15,6 +15,7 @@ import { useExecutionLimits } from './plugins/use-execution-limits.ts';
 import { useGraphQLLimits } from './plugins/use-graphql-limits.ts';
 import { useOperationName } from './plugins/use-operation-name.ts';
 import { useOperationSelection } from './plugins/use-operation-selection.ts';
+import { useReplicaReads } from './plugins/use-replica-reads.ts';
 import { useScopes } from './plugins/use-scopes.ts';
 import { useTextInputs } from './plugins/use-text-inputs.ts';
 import { useUndeclaredBodyLimit } from './plugins/use-undeclared-body-limit.ts';
@@ -73,8 +74,10 @@ export function createGraphQLHandler(deps: {
   contextParts: readonly (() => object)[];
   /** Absent: no response cache. */
   responseCache?: { cache: ResponseCache; storedAnswers: StoredAnswers } | undefined;
+  /** Queries may read from standbys (the database has replicas). */
+  readReplicas?: boolean;
 }) {
-  const { config, logger, schema, contextParts, responseCache } = deps;
+  const { config, logger, schema, contextParts, responseCache, readReplicas } = deps;
   const parseCaches = createParseCaches();
   return createYoga<ServerContext, GraphQLContext>({
     schema,
@@ -108,6 +111,7 @@ export function createGraphQLHandler(deps: {
       useTextInputs(),
       useOperationName(),
       useCompiledExecution(logger),
+      ...(readReplicas ? [useReplicaReads()] : []),
       useExecutionDeadline(config.graphql.executionTimeoutMs, logger),
       // Last. Requests reach Yoga authenticated; a hit is served from the params, before parsing, and only
       // for a request identical (document, variables, scopes) to one that passed the checks above and ran.

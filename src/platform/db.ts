@@ -10,6 +10,8 @@ import { assertStatementMayRun } from './abort.ts';
 import { listenPGlite, listenPostgres, type ChangeFeed, type ListenOptions } from './notifications.ts';
 import { useServiceRole } from './embedded-role.ts';
 import { createPoolAdapter } from './pg-pool.ts';
+import { createReplicaRouter, type ReplicaRouter } from './replicas.ts';
+import { createRoutedPool, type PoolLike } from './routed-pool.ts';
 import { currentTenant, TENANT_SETTING } from './tenancy.ts';
 
 /** Called once per SQL statement sent; tests count statements (and explain them) with it, metrics time them. */
@@ -25,6 +27,8 @@ export interface DatabaseHandle<DB = any> {
   kind: 'postgres' | 'embedded';
   observeQueries(observer: QueryObserver): () => void;
   poolStats?(): { total: number; idle: number; waiting: number };
+  /** The read replicas, when configured (PostgreSQL only). */
+  replicas?: ReplicaRouter<PoolLike>;
   /** Notifications on these channels; `url` (PostgreSQL only) listens through another address than the pool's. */
   listen(channels: readonly string[], options: ListenOptions & { url?: string | undefined }): Promise<ChangeFeed>;
   close(): Promise<void>;
@@ -37,6 +41,8 @@ export interface DatabaseOptions {
   logger: Logger;
   connectTimeoutMs?: number | undefined;
   statementTimeoutMs?: number | undefined;
+  replicaUrls?: readonly string[] | undefined;
+  replicaMaxLagMs?: number | undefined;
 }
 
 export function databaseOptions(
@@ -50,6 +56,8 @@ export function databaseOptions(
     poolSize: config.poolSize,
     connectTimeoutMs: config.connectTimeoutMs,
     statementTimeoutMs: config.statementTimeoutMs,
+    replicaUrls: config.replicaUrls,
+    replicaMaxLagMs: config.replicaMaxLagMs,
     logger,
     ...overrides,
   };
@@ -80,6 +88,7 @@ function queryObservers() {
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 2_000;
+export const DEFAULT_REPLICA_MAX_LAG_MS = 1_000;
 /** pg's own wall-clock connect timeout, as a multiple of the connect timeout requests wait by. */
 const PG_BACKSTOP_FACTOR = 5;
 
@@ -89,17 +98,26 @@ export const PGLITE_OPTIONS = {
   parsers: { [INT8_OID]: (v: string) => v, [NUMERIC_OID]: (v: string) => v },
 };
 
-export function createPostgresDatabase<DB = any>(options: {
+export interface PostgresOptions {
   databaseUrl: string;
   poolSize: number;
   logger: Logger;
   connectTimeoutMs?: number | undefined;
   statementTimeoutMs?: number | undefined;
-}): DatabaseHandle<DB> {
+  /** Hot standbys of databaseUrl for reads (replicas.ts); none: every statement runs on the primary. */
+  replicaUrls?: readonly string[] | undefined;
+  replicaMaxLagMs?: number | undefined;
+}
+
+/** How often the standbys' replay positions and the primary's are read. */
+const REPLICA_POLL_MS = 200;
+
+/** pg's pool for one server, behind the adapter (named statements, aborts, loop-aware timeouts). */
+function createServerPool(url: string, options: PostgresOptions) {
   const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const pool = new pg.Pool({
-    connectionString: options.databaseUrl,
+    connectionString: url,
     max: options.poolSize,
     // The connect timeout requests wait by is the adapter's, counted in free event-loop time (pg-pool.ts). pg's,
     // in wall-clock time, is only the backstop that frees a pool slot from a server that accepts and never answers.
@@ -114,21 +132,43 @@ export function createPostgresDatabase<DB = any>(options: {
   // pg-pool drops its own listener while a client is checked out; a connection cut mid-query would kill the
   // process, while the query itself still fails (503).
   pool.on('connect', (client) => client.on('error', () => {}));
-  const observers = queryObservers();
   // The client-side read timeout, a little after the server's statement timeout, catches a network that never answers.
   const adapter = createPoolAdapter(pool, {
     connectMs: connectTimeoutMs,
     readMs: statementTimeoutMs > 0 ? statementTimeoutMs + 250 : undefined,
   });
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: adapter }), log: observers.log });
+  return { pool, adapter };
+}
+
+export function createPostgresDatabase<DB = any>(options: PostgresOptions): DatabaseHandle<DB> {
+  const { pool, adapter } = createServerPool(options.databaseUrl, options);
+  const replicaUrls = options.replicaUrls ?? [];
+  const router =
+    replicaUrls.length > 0
+      ? createReplicaRouter<PoolLike>({
+          primaryUrl: options.databaseUrl,
+          replicas: replicaUrls.map((url) => ({ url, pool: createServerPool(url, options).adapter })),
+          maxLagMs: options.replicaMaxLagMs ?? DEFAULT_REPLICA_MAX_LAG_MS,
+          pollMs: REPLICA_POLL_MS,
+          logger: options.logger,
+        })
+      : undefined;
+  const observers = queryObservers();
+  const routed = router ? createRoutedPool(adapter, router) : adapter;
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: routed }), log: observers.log });
   return {
     db,
     kind: 'postgres',
     observeQueries: observers.observeQueries,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    ...(router && { replicas: router }),
     listen: async (channels, { url, ...listenOptions }) =>
       listenPostgres(url ?? options.databaseUrl, channels, listenOptions),
-    close: () => db.destroy(),
+    close: async () => {
+      router?.close();
+      await db.destroy();
+      await Promise.all(router?.targets().map((t) => t.pool.end()) ?? []);
+    },
   };
 }
 

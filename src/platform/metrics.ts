@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { createBusiestLabels, OTHER_LABEL } from './busiest-labels.ts';
 import type { QueryObserver } from './db.ts';
+import type { ReplicaStatus } from './replicas.ts';
 
 // Each app has its own Registry, not prom-client's global one, so two apps in one process (tests) keep apart.
 
@@ -30,6 +31,7 @@ export interface Metrics {
   observeRequest(o: RequestObservation): void;
   observeQuery: QueryObserver;
   watchPool(stats: () => { total: number; idle: number; waiting: number }): void;
+  watchReplicas(status: ReplicaStatusOf): void;
 }
 
 function statementKind(sql: string): string {
@@ -71,6 +73,50 @@ function labelTenants(
     const key = `${labels.method} ${labels.route} ${labels.operation} ${labels.status}`;
     if (!series.has(key)) series.set(key, labels);
     return { tenant };
+  };
+}
+
+type ReplicaStatusOf = () => { replicas: readonly ReplicaStatus[]; primaryReads: number };
+
+/** The read replicas' lag, rotation and reads, as they are when scraped. */
+function replicaMetrics(registry: Registry): (status: ReplicaStatusOf) => void {
+  let replicaStatus: ReplicaStatusOf | undefined;
+  new Gauge({
+    name: 'db_replica_lag_seconds',
+    help: 'How far each read replica trails the primary (time since the primary was first past its replay position).',
+    labelNames: ['replica'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of replicaStatus?.().replicas ?? [])
+        if (r.lagMs !== undefined) this.set({ replica: r.name }, r.lagMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'db_replica_up',
+    help: 'Whether each read replica is in rotation (reachable, a standby, within DATABASE_REPLICA_MAX_LAG_MS).',
+    labelNames: ['replica'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of replicaStatus?.().replicas ?? []) this.set({ replica: r.name }, r.up ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: 'db_reads_total',
+    help: 'Statements of GraphQL queries, by the server that ran them: a read replica, or the primary.',
+    labelNames: ['target'] as const,
+    registers: [registry],
+    collect() {
+      const status = replicaStatus?.();
+      if (!status) return;
+      this.reset();
+      this.inc({ target: 'primary' }, status.primaryReads);
+      for (const r of status.replicas) this.inc({ target: r.name }, r.reads);
+    },
+  });
+  return (status) => {
+    replicaStatus = status;
   };
 }
 
@@ -116,6 +162,8 @@ export function createMetrics(): Metrics {
   poolGauge('db_pool_connections_idle', 'Open pool connections waiting for work.', (s) => s.idle);
   poolGauge('db_pool_requests_waiting', 'Requests queued for a free pool connection.', (s) => s.waiting);
 
+  const watchReplicas = replicaMetrics(registry);
+
   const operations = new Set<string>();
   const operationLabel = (name: string | null | undefined, ran: boolean): string => {
     if (!name) return '';
@@ -148,5 +196,6 @@ export function createMetrics(): Metrics {
     watchPool(stats) {
       poolStats = stats;
     },
+    watchReplicas,
   };
 }
