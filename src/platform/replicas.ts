@@ -155,7 +155,8 @@ function primaryPositions(primary: ReturnType<typeof monitorConnection>, history
     /** A poll: a new sample to measure lag by (the horizon moves only for changes). */
     async sample() {
       try {
-        horizon ??= await read();
+        const position = await read();
+        horizon ??= position;
       } catch (err) {
         logger.debug({ err: { message: (err as Error).message } }, 'primary position unknown');
       }
@@ -219,8 +220,8 @@ export function createReplicaRouter<Pool>(options: ReplicaRouterOptions<Pool>) {
   const { logger, maxLagMs, pollMs } = options;
   const timeoutMs = Math.max(pollMs * 4, 1_000);
   const primaryMonitor = monitorConnection(options.primaryUrl, timeoutMs);
-  // Enough of the primary's past positions to tell any lag up to twice the limit.
-  const primary = primaryPositions(primaryMonitor, Math.max(maxLagMs * 2, pollMs * 8), logger);
+  // Enough of the primary's past positions (one per poll at most) to tell a lag of a minute, or twice the limit.
+  const primary = primaryPositions(primaryMonitor, Math.max(maxLagMs * 2, 60_000), logger);
   const standbys: Standby<Pool>[] = options.replicas.map(({ url, pool }) => ({
     pool,
     status: { name: replicaName(url), up: false, lagMs: undefined, reads: 0 },
