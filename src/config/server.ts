@@ -98,6 +98,8 @@ export const database = group(
       .union([z.literal('0').transform(() => 0), intInRange(1_000, 86_400_000)])
       .default(600_000),
     DATABASE_LISTEN_URL: postgresUrl,
+    // false: every statement unnamed, for poolers that cannot keep a prepared statement (PgBouncer below 1.21).
+    DATABASE_PREPARED_STATEMENTS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
   },
   (e) => ({
     /** Unset: the embedded PostgreSQL under dataDir. */
@@ -110,6 +112,8 @@ export const database = group(
     cliStatementTimeoutMs: e.CLI_STATEMENT_TIMEOUT_MS,
     /** Where change notifications are listened for, when not url (e.g. past a transaction pooler). */
     listenUrl: e.DATABASE_LISTEN_URL,
+    /** Hot statements named and prepared once per connection (prepared.ts); false: all sent unnamed. */
+    preparedStatements: e.DATABASE_PREPARED_STATEMENTS === 'true',
   }),
 );
 

@@ -37,6 +37,7 @@ export interface DatabaseOptions {
   logger: Logger;
   connectTimeoutMs?: number | undefined;
   statementTimeoutMs?: number | undefined;
+  preparedStatements?: boolean | undefined;
 }
 
 export function databaseOptions(
@@ -50,6 +51,7 @@ export function databaseOptions(
     poolSize: config.poolSize,
     connectTimeoutMs: config.connectTimeoutMs,
     statementTimeoutMs: config.statementTimeoutMs,
+    preparedStatements: config.preparedStatements,
     logger,
     ...overrides,
   };
@@ -95,6 +97,8 @@ export function createPostgresDatabase<DB = any>(options: {
   logger: Logger;
   connectTimeoutMs?: number | undefined;
   statementTimeoutMs?: number | undefined;
+  /** false: statements sent unnamed, for a transaction-mode pooler without prepared-statement support. */
+  preparedStatements?: boolean | undefined;
 }): DatabaseHandle<DB> {
   const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
@@ -116,10 +120,11 @@ export function createPostgresDatabase<DB = any>(options: {
   pool.on('connect', (client) => client.on('error', () => {}));
   const observers = queryObservers();
   // The client-side read timeout, a little after the server's statement timeout, catches a network that never answers.
-  const adapter = createPoolAdapter(pool, {
-    connectMs: connectTimeoutMs,
-    readMs: statementTimeoutMs > 0 ? statementTimeoutMs + 250 : undefined,
-  });
+  const adapter = createPoolAdapter(
+    pool,
+    { connectMs: connectTimeoutMs, readMs: statementTimeoutMs > 0 ? statementTimeoutMs + 250 : undefined },
+    options.preparedStatements ?? true,
+  );
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: adapter }), log: observers.log });
   return {
     db,
