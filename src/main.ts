@@ -40,7 +40,16 @@ async function migrateWhenReachable(
   const migrationDatabase =
     database?.kind === 'embedded'
       ? database
-      : await createDatabase(databaseOptions(config, logger, { poolSize: 1, statementTimeoutMs: 0, replicaUrls: [] }));
+      : await createDatabase(
+          databaseOptions(config, logger, {
+            // A session of its own: the migrator's advisory lock is a session lock, which a transaction-mode
+            // pooler would release on another server connection, or never.
+            databaseUrl: config.listenUrl ?? config.url,
+            poolSize: 1,
+            statementTimeoutMs: 0,
+            replicaUrls: [],
+          }),
+        );
   for (let attempt = 0; !isStopping(); attempt++) {
     try {
       const migrations = await migrateToLatest(migrationDatabase.db);

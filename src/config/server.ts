@@ -100,6 +100,8 @@ export const database = group(
     DATABASE_LISTEN_URL: postgresUrl,
     DATABASE_REPLICA_URLS: postgresUrlList,
     DATABASE_REPLICA_MAX_LAG_MS: intInRange(10, 3_600_000).default(1_000),
+    // false: every statement unnamed, for poolers that cannot keep a prepared statement (PgBouncer below 1.21).
+    DATABASE_PREPARED_STATEMENTS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
   },
   (e) => ({
     /** Unset: the embedded PostgreSQL under dataDir. */
@@ -116,6 +118,8 @@ export const database = group(
     replicaUrls: e.DATABASE_REPLICA_URLS,
     /** A standby whose replay is further behind than this is skipped until it catches up. */
     replicaMaxLagMs: e.DATABASE_REPLICA_MAX_LAG_MS,
+    /** Hot statements named and prepared once per connection (prepared.ts); false: all sent unnamed. */
+    preparedStatements: e.DATABASE_PREPARED_STATEMENTS === 'true',
   }),
 );
 

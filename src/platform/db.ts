@@ -43,6 +43,7 @@ export interface DatabaseOptions {
   statementTimeoutMs?: number | undefined;
   replicaUrls?: readonly string[] | undefined;
   replicaMaxLagMs?: number | undefined;
+  preparedStatements?: boolean | undefined;
 }
 
 export function databaseOptions(
@@ -58,6 +59,7 @@ export function databaseOptions(
     statementTimeoutMs: config.statementTimeoutMs,
     replicaUrls: config.replicaUrls,
     replicaMaxLagMs: config.replicaMaxLagMs,
+    preparedStatements: config.preparedStatements,
     logger,
     ...overrides,
   };
@@ -107,6 +109,8 @@ export interface PostgresOptions {
   /** Hot standbys of databaseUrl for reads (replicas.ts); none: every statement runs on the primary. */
   replicaUrls?: readonly string[] | undefined;
   replicaMaxLagMs?: number | undefined;
+  /** false: statements sent unnamed, for a transaction-mode pooler without prepared-statement support. */
+  preparedStatements?: boolean | undefined;
 }
 
 /** How often the standbys' replay positions and the primary's are read. */
@@ -133,10 +137,11 @@ function createServerPool(url: string, options: PostgresOptions) {
   // process, while the query itself still fails (503).
   pool.on('connect', (client) => client.on('error', () => {}));
   // The client-side read timeout, a little after the server's statement timeout, catches a network that never answers.
-  const adapter = createPoolAdapter(pool, {
-    connectMs: connectTimeoutMs,
-    readMs: statementTimeoutMs > 0 ? statementTimeoutMs + 250 : undefined,
-  });
+  const adapter = createPoolAdapter(
+    pool,
+    { connectMs: connectTimeoutMs, readMs: statementTimeoutMs > 0 ? statementTimeoutMs + 250 : undefined },
+    options.preparedStatements ?? true,
+  );
   return { pool, adapter };
 }
 

@@ -49,7 +49,7 @@ const SET_TENANT_IN_TRANSACTION = `SELECT set_config('${TENANT_SETTING}', $1, tr
  * pg's pool for Kysely, plus named prepared statements, an aborted request's statements refused or cancelled,
  * and connect and read timeouts that a busy event loop does not trip.
  */
-export function createPoolAdapter(pool: pg.Pool, timeouts: PoolTimeouts) {
+export function createPoolAdapter(pool: pg.Pool, timeouts: PoolTimeouts, preparedStatements = true) {
   // Kysely keys its connection objects by client: hand out one wrapper per pg client.
   const wrappers = new WeakMap<pg.PoolClient, QueryClient>();
   function wrap(client: pg.PoolClient): QueryClient {
@@ -59,7 +59,8 @@ export function createPoolAdapter(pool: pg.Pool, timeouts: PoolTimeouts) {
     let unanswered = false;
     let inTransaction = false;
     function send(text: string, values: unknown[] | undefined) {
-      const name = preparedStatementName(text);
+      // Unnamed when a pooler between may hand each statement to another server connection (PgBouncer < 1.21).
+      const name = preparedStatements ? preparedStatementName(text) : undefined;
       const tenant = inTransaction ? undefined : currentTenant();
       if (OPENS_TRANSACTION.test(text)) inTransaction = true;
       else if (ENDS_TRANSACTION.test(text)) inTransaction = false;
@@ -69,7 +70,7 @@ export function createPoolAdapter(pool: pg.Pool, timeouts: PoolTimeouts) {
           return result;
         });
       }
-      if (tenant !== undefined) return queryAsTenant(client, { name, text, values }, tenant);
+      if (tenant !== undefined) return queryAsTenant(client, { name, text, values }, tenant, preparedStatements);
       return name ? client.query({ name, text, values }) : client.query(text, values);
     }
     return {

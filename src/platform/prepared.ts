@@ -4,6 +4,8 @@ import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 // Hot queries are built with Kysely once and then only bind parameters; pg-pool.ts sends them as named statements,
 // prepared once per connection, still through Kysely's executor so its log sees each one. A migration that
 // changes a selected column's type may fail them ("cached plan must not change result type") until connections recycle.
+// With DATABASE_PREPARED_STATEMENTS=false (a transaction-mode pooler that cannot keep them) the names are
+// registered still but never sent: every statement goes unnamed, parsed and planned each time.
 
 const statementNames = new Map<string, string>();
 

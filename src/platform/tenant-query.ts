@@ -34,19 +34,29 @@ const Query = pg.Query as unknown as new (config: object) => ProtocolQuery;
 
 class TenantQuery extends Query {
   #tenant: string;
+  #named: boolean;
   #prefixCompletes = 1;
 
-  constructor(config: QueryConfig, tenant: string, callback: (err: Error | null, result?: pg.QueryResult) => void) {
+  constructor(
+    config: QueryConfig,
+    tenant: string,
+    named: boolean,
+    callback: (err: Error | null, result?: pg.QueryResult) => void,
+  ) {
     super({ ...config, queryMode: 'extended', callback });
     this.#tenant = tenant;
+    this.#named = named;
   }
 
   override prepare(connection: Connection) {
-    if (connection.parsedStatements[SET_TENANT_NAME] === undefined) {
-      connection.parse({ text: SET_TENANT_SQL, name: SET_TENANT_NAME, types: [] });
-      connection.parsedStatements[SET_TENANT_NAME] = SET_TENANT_SQL;
+    // Unnamed, the prefix is parsed every time: its Bind and Execute are sent before the statement's own
+    // Parse replaces the unnamed statement, and one Sync keeps both on one server connection of a pooler.
+    const name = this.#named ? SET_TENANT_NAME : '';
+    if (!this.#named || connection.parsedStatements[name] === undefined) {
+      connection.parse({ text: SET_TENANT_SQL, name, types: [] });
+      if (this.#named) connection.parsedStatements[name] = SET_TENANT_SQL;
     }
-    connection.bind({ portal: '', statement: SET_TENANT_NAME, values: [this.#tenant] });
+    connection.bind({ portal: '', statement: name, values: [this.#tenant] });
     connection.execute({ portal: '', rows: 0 });
     super.prepare(connection);
   }
@@ -60,14 +70,19 @@ class TenantQuery extends Query {
   }
 }
 
-/** Sends one statement as tenant on client; resolves as client.query would. */
+/**
+ * Sends one statement as tenant on client; resolves as client.query would. `named`: the prefix is a named
+ * prepared statement, parsed once per connection; false, for a pooler that cannot keep one, config.name too
+ * must be unset.
+ */
 export function queryAsTenant(
   client: Pick<pg.PoolClient, 'query'>,
   config: QueryConfig,
   tenant: string,
+  named = true,
 ): Promise<pg.QueryResult> {
   return new Promise((resolve, reject) => {
-    const query = new TenantQuery(config, tenant, (err, result) => (err ? reject(err) : resolve(result!)));
+    const query = new TenantQuery(config, tenant, named, (err, result) => (err ? reject(err) : resolve(result!)));
     // Given a query object, pg returns that object (no promise): the callback settles this one.
     void client.query(query as unknown as pg.QueryConfig);
   });

@@ -49,17 +49,27 @@ export async function createTestDatabase(
       template: info.template,
       owner: info.owner,
     });
+    // The service's pool goes where DATABASE_URL points (a pooler, perhaps), as the database's owner.
+    const url = new URL(info.serviceUrl);
+    url.pathname = `/${scratch.name}`;
+    url.username = info.owner;
+    url.password = '';
     const handle = createPostgresDatabase({
-      databaseUrl: scratch.url,
+      databaseUrl: url.toString(),
       poolSize: 10,
       statementTimeoutMs: options.statementTimeoutMs,
+      preparedStatements: info.preparedStatements,
       logger: createLogger('silent'),
     });
+    // Notifications are listened for on the server itself, as DATABASE_LISTEN_URL does behind a pooler.
+    const listen = handle.listen;
+    handle.listen = (channels, listenOptions) =>
+      listen(channels, { ...listenOptions, url: listenOptions.url ?? scratch.url });
     handle.observeQueries(queries.record);
     return {
       handle,
       queries,
-      url: scratch.url,
+      url: url.toString(),
       async drop() {
         await handle.close();
         await scratch.drop();

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { ProvidedContext } from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { createPGliteDatabase, createPostgresDatabase, PGLITE_OPTIONS } from '../../src/platform/db.ts';
+import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { migrateToLatest } from '../../src/platform/migrate.ts';
 import { ensureBuilt } from '../../scripts/lib/start-command.ts';
@@ -22,7 +23,17 @@ import { skippedNotice } from './skipped.ts';
 declare module 'vitest' {
   export interface ProvidedContext {
     testDatabase:
-      { kind: 'postgres'; adminUrl: string; template: string; owner: string } | { kind: 'embedded'; dumpFile: string };
+      | {
+          kind: 'postgres';
+          /** Where databases are created, migrated and dropped, and notifications listened for: the server itself. */
+          adminUrl: string;
+          /** DATABASE_URL: where the service's pool connects, perhaps through a pooler. */
+          serviceUrl: string;
+          template: string;
+          owner: string;
+          preparedStatements: boolean;
+        }
+      | { kind: 'embedded'; dumpFile: string };
   }
 }
 
@@ -61,8 +72,11 @@ export default async function setup(project: TestProject) {
 async function createTemplate(): Promise<Template> {
   // Tests that start the real process run dist/, as `npm start` does.
   ensureBuilt();
-  const url = process.env.DATABASE_URL;
-  if (url) {
+  const serviceUrl = process.env.DATABASE_URL;
+  if (serviceUrl) {
+    // Past a transaction-mode pooler, CREATE DATABASE … TEMPLATE would find the pooler's idle connections
+    // on the template, and LISTEN would hear nothing: both go to the server directly (docs/testing.md).
+    const url = process.env.TEST_DIRECT_DATABASE_URL || serviceUrl;
     // The service runs as an ordinary role owning its database, as deployed: row-level security binds it.
     await ensureServiceRole(url, SERVICE_ROLE);
     const scratch = await createScratchDatabase(url, `pcs_template_${randomBytes(4).toString('hex')}`, {
@@ -82,7 +96,18 @@ async function createTemplate(): Promise<Template> {
       }
       await scratch.drop();
     };
-    return { info: { kind: 'postgres', adminUrl: url, template, owner: SERVICE_ROLE }, drop };
+    const { preparedStatements } = loadConfig({
+      DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS,
+    }).database;
+    const info = {
+      kind: 'postgres',
+      adminUrl: url,
+      serviceUrl,
+      template,
+      owner: SERVICE_ROLE,
+      preparedStatements,
+    } as const;
+    return { info, drop };
   }
 
   const { PGlite } = await import('@electric-sql/pglite');

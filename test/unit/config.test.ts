@@ -37,6 +37,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ GRAPHIQL: 'no' })).toThrow(/GRAPHIQL.*must be on or off/);
   });
 
+  it('names prepared statements unless DATABASE_PREPARED_STATEMENTS=false, and refuses anything but true or false', () => {
+    expect(loadConfig({}).database.preparedStatements).toBe(true);
+    expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'false' }).database.preparedStatements).toBe(false);
+    expect(() => loadConfig({ DATABASE_PREPARED_STATEMENTS: 'no' })).toThrow(
+      /DATABASE_PREPARED_STATEMENTS.*must be true or false/,
+    );
+  });
+
   it('parses every variable it knows', () => {
     const config = loadConfig({
       PORT: '8080',
