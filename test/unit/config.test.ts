@@ -45,6 +45,21 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads replica URLs as a list, refuses one that is not a postgres URL, and refuses replicas without DATABASE_URL', () => {
+    const pg = { DATABASE_URL: 'postgres://u@db:5432/app' };
+    expect(loadConfig(pg).database.replicaUrls).toEqual([]);
+    expect(
+      loadConfig({ ...pg, DATABASE_REPLICA_URLS: ' postgres://u@r1/app, ,postgresql://u@r2:6432/app ' }).database,
+    ).toMatchObject({ replicaUrls: ['postgres://u@r1/app', 'postgresql://u@r2:6432/app'], replicaMaxLagMs: 1_000 });
+    expect(() => loadConfig({ ...pg, DATABASE_REPLICA_URLS: 'postgres://u@r1/app,mysql://r2' })).toThrow(
+      /DATABASE_REPLICA_URLS.*comma-separated list of postgres/,
+    );
+    expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://u@r1/app' })).toThrow(
+      /DATABASE_REPLICA_URLS.*needs DATABASE_URL/,
+    );
+    expect(() => loadConfig({ ...pg, DATABASE_REPLICA_MAX_LAG_MS: '5' })).toThrow(/DATABASE_REPLICA_MAX_LAG_MS/);
+  });
+
   it('parses every variable it knows', () => {
     const config = loadConfig({
       PORT: '8080',
