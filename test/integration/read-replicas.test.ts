@@ -170,6 +170,31 @@ describe.skipIf(!onPostgres)('read replicas (PostgreSQL)', () => {
       }
     });
 
+    it('with replay paused, a configurator session saves its configuration and opens its short link at once', async () => {
+      const [instance] = instances;
+      await pair.pauseReplay();
+      try {
+        for (let i = 0; i < 5; i++) {
+          const configure = await instance!.app.graphql(`query { configure(productId: 1, selections: []) { valid } }`, {
+            token: writer,
+          });
+          expect(configure.body.errors).toBeUndefined();
+          const saved = await instance!.app.graphql(
+            `mutation { saveConfiguration(productId: 1, selections: []) { id productId } }`,
+            { token: writer },
+          );
+          const id = saved.body.data.saveConfiguration.id as string;
+          const opened = await instance!.app.graphql(`query ($id: ID!) { configuration(id: $id) { id productId } }`, {
+            token: reader,
+            variables: { id },
+          });
+          expect(opened.body).toEqual({ data: { configuration: { id, productId: '1' } } });
+        }
+      } finally {
+        await pair.resumeReplay();
+      }
+    });
+
     it('without the response cache, a write is read at once on its instance while the standby has not replayed it', async () => {
       const uncached = await startInstance({ ...UNCACHED });
       await pair.pauseReplay();
