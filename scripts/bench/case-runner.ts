@@ -16,6 +16,8 @@ export interface CaseTotals {
   statementRequests: number;
   errors: number;
   bad: number;
+  /** CaseContext.extraCpu's meters over the measured windows, by name. */
+  extraTicks: Record<string, number>;
 }
 
 export const emptyTotals = (): CaseTotals => ({
@@ -30,15 +32,22 @@ export const emptyTotals = (): CaseTotals => ({
   statementRequests: 0,
   errors: 0,
   bad: 0,
+  extraTicks: {},
 });
 
+/** Starts counting some processes' CPU ticks; what it returns stops and returns the count. */
+export type CpuMeter = () => () => number;
+
 export interface CaseContext {
-  monitor: PgMonitor;
+  /** A PgMonitor, or several behind one (the replica bench's primary and standby). */
+  monitor: Pick<PgMonitor, 'backendPids' | 'committed' | 'drain' | 'flush'>;
   /** Both servers: neither may still be working when a case starts or ends. */
   serverPids: number[];
   warmup: number;
   duration: number;
   log: (line: string) => void;
+  /** More CPU to count over the measured window, by name (the replica bench: each cluster's processes). */
+  extraCpu?: Record<string, CpuMeter>;
 }
 
 /**
@@ -46,13 +55,16 @@ export interface CaseContext {
  * its workers and tsx's esbuild helpers, idle once loaded), the database's
  * backends (new ones count from zero) and wrk, once it has exited and been reaped.
  */
-async function startCpuMeter(monitor: PgMonitor, serverPid: number) {
+async function startCpuMeter(ctx: CaseContext, serverPid: number) {
+  const { monitor } = ctx;
   const pidsBefore = await monitor.backendPids();
   const pgBefore = new Map(pidsBefore.map((pid) => [pid, cpuTicks(pid) ?? 0]));
   const nodeBefore = treeTicks(serverPid);
   const wrkBefore = reapedChildrenTicks();
+  const extra = Object.entries(ctx.extraCpu ?? {}).map(([name, start]) => [name, start()] as const);
   return async () => {
     const wrkTicks = reapedChildrenTicks() - wrkBefore;
+    const extraTicks = Object.fromEntries(extra.map(([name, stop]) => [name, stop()]));
     let nodeTicks = 0;
     for (const [pid, now] of treeTicks(serverPid)) nodeTicks += now - (nodeBefore.get(pid) ?? 0);
     let pgTicks = 0;
@@ -60,7 +72,7 @@ async function startCpuMeter(monitor: PgMonitor, serverPid: number) {
       const now = cpuTicks(pid);
       if (now !== null) pgTicks += now - (pgBefore.get(pid) ?? 0);
     }
-    return { nodeTicks, pgTicks, wrkTicks };
+    return { nodeTicks, pgTicks, wrkTicks, extraTicks };
   };
 }
 
@@ -76,7 +88,7 @@ export async function runCase(ctx: CaseContext, load: WrkLoad, server: Server, t
   // The warm-up's last requests must not run on the measured window's CPU.
   await monitor.drain(serverPids);
 
-  const stopCpuMeter = await startCpuMeter(monitor, server.child.pid!);
+  const stopCpuMeter = await startCpuMeter(ctx, server.child.pid!);
   const result = await runWrk(load, server.url, ctx.duration);
   const cpu = await stopCpuMeter();
   await monitor.flush(serverPids);
@@ -91,6 +103,8 @@ export async function runCase(ctx: CaseContext, load: WrkLoad, server: Server, t
   totals.wrkTicks += cpu.wrkTicks;
   totals.statements += committed;
   totals.statementRequests += warm.sent + result.sent;
+  for (const [name, ticks] of Object.entries(cpu.extraTicks))
+    totals.extraTicks[name] = (totals.extraTicks[name] ?? 0) + ticks;
   for (const r of [warm, result]) {
     totals.errors += wrkErrors(r);
     totals.bad += r.bad;

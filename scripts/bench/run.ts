@@ -25,13 +25,15 @@ import { PEER_NAME, PEER_QUERIES, peerCursors, toPeerBody, verifyPeer } from './
 import { decodeAfter } from './reference-server.ts';
 import { startPostGraphile, startReference, startService } from './servers.ts';
 import { parseSettings } from './settings.ts';
+import { runReplicaBench } from './replica.ts';
 import { runTenantBench } from './tenants.ts';
 import { verify } from './verify.ts';
 import { ensureWrk } from './wrk.ts';
 
 /**
  * npm run bench [-- --quick] : the service against the reference server, same load,
- * same run, alternating. npm run bench -- --tenants N: what tenancy costs (tenants.ts). See BENCHMARKS.md for the method.
+ * same run, alternating. npm run bench -- --tenants N: what tenancy costs (tenants.ts); -- --replica: what a
+ * read replica takes off the primary and costs the service (replica.ts). See BENCHMARKS.md for the method.
  */
 
 const { settings, quick, profile, json } = parseSettings();
@@ -47,6 +49,7 @@ const serviceCursorId = (cursor: string) => {
 
 async function main(): Promise<number> {
   if (settings.tenants !== null) return runTenantBench(settings, log);
+  if (settings.replica) return runReplicaBench(settings, quick, log);
   const wrk = ensureWrk(log);
   const dbName = new URL(settings.url).pathname.slice(1);
   if (await ensureDatabase(settings.url)) log(`created database ${dbName}`);

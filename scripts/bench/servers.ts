@@ -9,8 +9,16 @@ import type { ServiceMode, Settings } from './settings.ts';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 
-/** The service as `npm start` runs it; node:cluster passes --cpu-prof on to the workers: one profile per process. */
-export function startService(settings: Settings, profile: boolean, cache: ServiceMode): Promise<Server> {
+/**
+ * The service as `npm start` runs it; node:cluster passes --cpu-prof on to the workers: one profile per process.
+ * extraEnv: more settings, over the bench's (the replica bench's DATABASE_REPLICA_URLS).
+ */
+export function startService(
+  settings: Settings,
+  profile: boolean,
+  cache: ServiceMode,
+  extraEnv: Record<string, string> = {},
+): Promise<Server> {
   const env: Record<string, string> = {
     // miss: what every response cache miss pays, the token cache on.
     ...(cache !== 'hot' ? { RESPONSE_CACHE_MAX_ENTRIES: '0' } : {}),
@@ -25,6 +33,7 @@ export function startService(settings: Settings, profile: boolean, cache: Servic
     GRAPHQL_MAX_IN_FLIGHT_PER_TOKEN: String(Math.max(16, settings.connections)),
   };
   if (settings.servicePool) env.DATABASE_POOL_SIZE = settings.servicePool;
+  Object.assign(env, extraEnv);
   const profiling = profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench-profiles')}`] : [];
   ensureBuilt();
   return startServer(cache, [...profiling, ...serviceNodeArgs()], env, 'GraphiQL: ');

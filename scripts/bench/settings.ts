@@ -13,14 +13,16 @@ export function parseSettings(args = process.argv.slice(2)) {
       rounds: { type: 'string' },
       connections: { type: 'string', default: '32' },
       threads: { type: 'string', default: '1' },
-      queries: { type: 'string', default: QUERY_NAMES.join(',') },
+      // Default: every query; with --replica, Q1,Q3,Q1z.
+      queries: { type: 'string' },
       pool: { type: 'string' },
       // The service's own default, WEB_CONCURRENCY=1 (BENCHMARKS.md compares two workers).
       workers: { type: 'string', default: '1' },
       'ref-pool': { type: 'string' },
       // hot: the service with its response and token caches; cold: with both off; miss: the response
       // cache off, the token cache on (what every response cache miss pays). A comma list; both: hot,cold.
-      mode: { type: 'string', default: 'both' },
+      // Default both; with --replica, miss,hot.
+      mode: { type: 'string' },
       // postgraphile: PostGraphile 5 over the same database, a peer for Q0..Q3; none: no peer.
       peer: { type: 'string', default: 'postgraphile' },
       // off: the hot service looks every token up (what the token cache saves).
@@ -30,12 +32,18 @@ export function parseSettings(args = process.argv.slice(2)) {
       // N: the tenant bench instead (tenants.ts): the catalogue as one company, as one tenant by host, and
       // split over N tenants by host.
       tenants: { type: 'string' },
+      // The replica bench instead (replica.ts): the miss and hot paths on a throwaway primary, without and
+      // with its hot standby.
+      replica: { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       json: { type: 'string' },
     },
   });
 
   const quick = opts.quick;
+  const replica = opts.replica;
+  const mode = opts.mode ?? (replica ? 'miss,hot' : 'both');
+  const queries = opts.queries ?? (replica ? 'Q1,Q3,Q1z' : QUERY_NAMES.join(','));
   // Written as is to the --json file: its keys are part of that output.
   const settings = {
     url: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/pcs_bench',
@@ -47,16 +55,16 @@ export function parseSettings(args = process.argv.slice(2)) {
     threads: Number(opts.threads),
     // Distinct requests per case; every one is checked against the reference first.
     distinct: quick ? 200 : 500,
-    queries: opts.queries.split(',').map((q) => q.trim()) as QueryName[],
+    queries: queries.split(',').map((q) => q.trim()) as QueryName[],
     servicePool: opts.pool,
     // The service's WEB_CONCURRENCY; the reference stays one process.
     workers: Number(opts.workers),
     referencePool: opts['ref-pool'] ?? opts.pool ?? '10',
-    mode: opts.mode,
+    mode,
     // The service's modes, each a server of its own, in the order given.
     modes: [
       ...new Set(
-        opts.mode
+        mode
           .split(',')
           .map((m) => m.trim())
           .flatMap((m) => (m === 'both' ? ['hot', 'cold'] : [m])),
@@ -66,12 +74,14 @@ export function parseSettings(args = process.argv.slice(2)) {
     hotTokenCache: opts['token-cache'] === 'on',
     hotCacheBytes: opts['cache-bytes'],
     tenants: opts.tenants === undefined ? null : Number(opts.tenants),
+    replica,
   };
   if (
     settings.tenants !== null &&
     !(Number.isInteger(settings.tenants) && settings.tenants >= 1 && settings.tenants <= 9999)
   )
     throw new Error('--tenants must be 1..9999');
+  if (settings.tenants !== null && replica) throw new Error('--tenants and --replica are separate benches');
   if (!['on', 'off'].includes(opts['token-cache'])) throw new Error('--token-cache must be on or off');
   for (const m of settings.modes)
     if (!(SERVICE_MODES as readonly string[]).includes(m))
