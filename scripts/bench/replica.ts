@@ -222,12 +222,10 @@ export async function runReplicaBench(
         }
       }
     }
+    const loads = (l: number[]) => l.map((x) => x.toFixed(1)).join(' ');
     const header =
-      `${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${machine()}, load average ${loadBefore.map((l) => l.toFixed(1)).join(' ')} at the start, ` +
-      `${os
-        .loadavg()
-        .map((l) => l.toFixed(1))
-        .join(' ')} at the end; ${settings.products} products, wrk -t${threads} -c${connections}, ` +
+      `${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${machine()}, load average ${loads(loadBefore)} ` +
+      `at the start, ${loads(os.loadavg())} at the end; ${settings.products} products, wrk -t${threads} -c${connections}, ` +
       `${settings.rounds} x ${settings.duration} s per case (after ${settings.warmup} s warm-up), service workers ${settings.workers}`;
     const { text, ok } = report(header, settings, modes, queriesOf, results, reads);
     process.stdout.write(text);
@@ -260,8 +258,11 @@ function report(
   reads: Map<string, Reads>,
 ): { text: string; ok: boolean } {
   let ok = true;
-  const perRequest = (t: CaseTotals, ticks: number) => ticksToMs(ticks) / t.requests;
   const rate = (t: CaseTotals) => t.requests / t.seconds;
+  // CPU ms per request: the service's processes, and each cluster's.
+  const node = (t: CaseTotals) => ticksToMs(t.nodeTicks) / t.requests;
+  const primary = (t: CaseTotals) => ticksToMs(t.extraTicks.primary ?? 0) / t.requests;
+  const standby = (t: CaseTotals) => ticksToMs(t.extraTicks.standby ?? 0) / t.requests;
   const cases = [
     '| mode | query | case | req/s | p50 ms | p99 ms | node CPU ms/req | primary PG CPU ms/req | standby PG CPU ms/req | transactions/req | errors/bad |',
     '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -272,21 +273,21 @@ function report(
   ];
   for (const mode of modes) {
     for (const q of queriesOf(mode)) {
-      const [without, withStandby] = CASES.map((c) => results.get(`${mode}/${q}/${c}`)!);
-      for (const [c, t] of CASES.map((c, i) => [c, [without, withStandby][i]!] as const)) {
+      const totalsOf = (c: Case) => results.get(`${mode}/${q}/${c}`)!;
+      for (const c of CASES) {
+        const t = totalsOf(c);
         if (t.errors > 0 || t.bad > 0) ok = false;
         cases.push(
           `| ${mode} | ${q} | ${c} | ${rate(t).toFixed(0)} | ${median(t.p50).toFixed(2)} | ${median(t.p99).toFixed(2)} | ` +
-            `${perRequest(t, t.nodeTicks).toFixed(3)} | ${perRequest(t, t.extraTicks.primary ?? 0).toFixed(3)} | ` +
-            `${perRequest(t, t.extraTicks.standby ?? 0).toFixed(3)} | ${(t.statements / t.statementRequests).toFixed(2)} | ${t.errors}/${t.bad} |`,
+            `${node(t).toFixed(3)} | ${primary(t).toFixed(3)} | ${standby(t).toFixed(3)} | ` +
+            `${(t.statements / t.statementRequests).toFixed(2)} | ${t.errors}/${t.bad} |`,
         );
       }
-      const primaryOf = (t: CaseTotals) => perRequest(t, t.extraTicks.primary ?? 0);
+      const [without, withStandby] = [totalsOf('primary only'), totalsOf('with standby')];
       effects.push(
-        `| ${mode} | ${q} | ${(rate(withStandby!) / rate(without!)).toFixed(2)} | ` +
-          `${(perRequest(withStandby!, withStandby!.nodeTicks) / perRequest(without!, without!.nodeTicks)).toFixed(2)} | ` +
-          `${primaryOf(without!).toFixed(3)} → ${primaryOf(withStandby!).toFixed(3)} | ` +
-          `${(primaryOf(without!) - primaryOf(withStandby!)).toFixed(3)} | ${perRequest(withStandby!, withStandby!.extraTicks.standby ?? 0).toFixed(3)} |`,
+        `| ${mode} | ${q} | ${(rate(withStandby) / rate(without)).toFixed(2)} | ${(node(withStandby) / node(without)).toFixed(2)} | ` +
+          `${primary(without).toFixed(3)} → ${primary(withStandby).toFixed(3)} | ` +
+          `${(primary(without) - primary(withStandby)).toFixed(3)} | ${standby(withStandby).toFixed(3)} |`,
       );
     }
   }
