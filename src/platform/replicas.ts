@@ -1,7 +1,7 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { Logger } from './logger.ts';
 import { setLoopAwareTimeout } from './loop-timers.ts';
+import { requestContext, type ReplicaReads } from './request-context.ts';
 
 /**
  * Which hot standbys a read may use. The rule: a read goes to a standby only if the standby had replayed the
@@ -33,20 +33,20 @@ export interface ReplicaTarget<Pool> {
   readonly pool: Pool;
 }
 
-/** Where a request's reads may go: its standby, once one is chosen, so its statements never go back in time. */
-interface ReadScope {
-  pinned: ReplicaTarget<unknown> | undefined;
+/**
+ * Marks the request being served as one whose reads may use a standby (a GraphQL query: see
+ * use-replica-reads.ts). Kept on the request's context rather than a store of its own: every further
+ * AsyncLocalStorage costs every promise of every request.
+ */
+export function allowReplicaReads(): void {
+  const request = requestContext.getStore();
+  if (request) request.replicaReads ??= { pinned: undefined };
 }
 
-const readScope = new AsyncLocalStorage<ReadScope>();
-
-/** Runs fn with its reads allowed on a standby (a GraphQL query: see use-replica-reads.ts). */
-export function readOnReplicas<T>(fn: () => T): T {
-  return readScope.run({ pinned: undefined }, fn);
-}
+const readScope = (): ReplicaReads | undefined => requestContext.getStore()?.replicaReads;
 
 export function inReadScope(): boolean {
-  return readScope.getStore() !== undefined;
+  return readScope() !== undefined;
 }
 
 /** host:port/database of a URL, never its user or password. */
@@ -248,7 +248,7 @@ export function createReplicaRouter<Pool>(options: ReplicaRouterOptions<Pool>) {
   return {
     /** A standby for a read beginning now, or undefined: the primary. The request keeps to the one it began on. */
     pick(): ReplicaTarget<Pool> | undefined {
-      const scope = readScope.getStore();
+      const scope = readScope();
       const horizon = primary.horizon();
       if (!scope || horizon === undefined) return undefined;
       const pinned = scope.pinned as Standby<Pool> | undefined;
@@ -273,7 +273,7 @@ export function createReplicaRouter<Pool>(options: ReplicaRouterOptions<Pool>) {
     /** It failed to connect or to answer: out of rotation until the next poll finds it well. */
     failed(target: ReplicaTarget<Pool>, err: unknown) {
       markDown(target as Standby<Pool>, (err as Error)?.message ?? String(err), logger);
-      const scope = readScope.getStore();
+      const scope = readScope();
       if (scope?.pinned === target) scope.pinned = undefined;
     },
     /**

@@ -16,6 +16,13 @@ export interface RequestContext {
   controller?: AbortController;
   /** What the answer was read from, in the change feed's terms: the response cache drops it when one of them changes. */
   readFrom?: Set<string>;
+  /** Present while the request's reads may use a standby (replicas.ts). */
+  replicaReads?: ReplicaReads;
+}
+
+/** The standby a request's reads began on, so its statements never go back in time. */
+export interface ReplicaReads {
+  pinned: unknown;
 }
 
 export const requestContext = new AsyncLocalStorage<RequestContext>();
