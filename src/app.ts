@@ -62,16 +62,14 @@ export interface AppOptions {
   metricsExposition?: () => Promise<string>;
 }
 
-/** Only a process that caches (trusted documents included), or reads from standbys, listens. */
+/** Only a process that caches, or reads from standbys, listens. */
 async function listenForChanges(
   config: Config,
   database: DatabaseHandle<Database>,
   logger: Logger,
 ): Promise<ChangeFeed | undefined> {
-  const caching =
-    config.caches.response.maxEntries > 0 ||
-    config.caches.token.maxEntries > 0 ||
-    config.graphql.trustedDocuments !== 'off';
+  // Trusted documents follow the notifications when they are listened for, else re-read every few seconds.
+  const caching = config.caches.response.maxEntries > 0 || config.caches.token.maxEntries > 0;
   // With standbys, the notifications also say which changes a standby must have replayed before it is read.
   if (!caching && !database.replicas) return undefined;
   return database.listen([CATALOG_CHANGED, TOKENS_CHANGED, TENANTS_CHANGED, DOCUMENTS_CHANGED], {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeDocuments } from '../../src/modules/documents/tools.ts';
+import { MAX_DOCUMENTS_PER_TENANT, removeDocuments } from '../../src/modules/documents/tools.ts';
 import { DEFAULT_TENANT_ID, withTenant } from '../../src/platform/tenancy.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { createCliTarget, type CliResult, type CliTarget } from '../support/cli.ts';
@@ -45,6 +45,7 @@ const BAD_ENTRIES = {
 
 let target: CliTarget;
 let badPush: CliResult;
+let overPush: CliResult;
 let dir: string;
 let database: TestDatabase;
 let db: Kysely<any>;
@@ -122,6 +123,13 @@ beforeAll(async () => {
   );
   // Before the instances open the database: the embedded one admits one process at a time.
   badPush = await admin(['documents:push', await manifestFile('bad.json', BAD_ENTRIES), '--tenant', 'acme']);
+  const many = Array.from({ length: MAX_DOCUMENTS_PER_TENANT + 1 }, (_, i) => `query Q${i} { __typename }`);
+  overPush = await admin([
+    'documents:push',
+    await manifestFile('many.json', Object.fromEntries(many.map((d) => [sha256(d), d]))),
+    '--tenant',
+    'beta',
+  ]);
 
   const handle = await target.open();
   const queries = new QueryLog();
@@ -177,6 +185,16 @@ describe('documents:push', () => {
     expect(result.stderr).toContain('Refused 6 of 7 documents; nothing was written');
     const held = await withTenant(acmeId, () => sql`SELECT hash FROM trusted_documents`.execute(db));
     expect(held.rows).toHaveLength(Object.keys(MANIFEST).length);
+  });
+
+  it('refuses a manifest that would hold more than the bound, naming it', async () => {
+    expect(overPush.code, overPush.stderr).toBe(1);
+    expect(overPush.stderr).toContain(
+      `The tenant would hold ${MAX_DOCUMENTS_PER_TENANT + 1} trusted documents; at most ${MAX_DOCUMENTS_PER_TENANT} are kept`,
+    );
+    expect(overPush.stderr).toContain('Nothing was written');
+    const held = await withTenant(betaId, () => sql`SELECT hash FROM trusted_documents`.execute(db));
+    expect(held.rows).toEqual([]);
   });
 });
 
