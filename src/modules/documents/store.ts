@@ -68,6 +68,7 @@ export function createTrustedDocumentStore(deps: {
     const loadedAt = Date.now();
     const rows = await listDocumentRows(db);
     const documents = new Map(rows.map((r) => [r.hash, r.body]));
+    // Held as JavaScript strings: two bytes a code unit.
     const h = { documents, bytes: rows.reduce((sum, r) => sum + r.body.length * 2, 0), loadedAt };
     if (markOf(tenant) === mark) held.set(tenant, h);
     return h;
