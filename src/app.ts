@@ -2,6 +2,7 @@ import type http from 'node:http';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import { createGraphQLEndpoint } from './graphql/endpoint.ts';
+import { GATEWAY_SECRET_HEADER } from './graphql/federation.ts';
 import { createGraphiQL } from './graphql/graphiql.ts';
 import {
   createResponseCache,
@@ -10,7 +11,7 @@ import {
   type ResponseCache,
   type StoredAnswers,
 } from './graphql/response-cache/index.ts';
-import { mayRunAnyDocument } from './graphql/plugins/use-trusted-documents.ts';
+import { createFullDocumentPolicy } from './graphql/plugins/use-trusted-documents.ts';
 import { createGraphQLHandler, CSRF_HEADERS, GRAPHQL_PATH } from './graphql/yoga.ts';
 import { createCors } from './http/cors.ts';
 import { createHealthRoutes } from './http/health.ts';
@@ -110,10 +111,16 @@ function followReplicas(replicas: ReplicaRouter, changes: ChangeFeed | undefined
  */
 function onlyForFullDocuments(stored: StoredAnswers, config: Config): StoredAnswers {
   if (config.graphql.trustedDocuments !== 'require') return stored;
+  const mayRunAnyDocument = createFullDocumentPolicy(config);
   return {
     ...stored,
-    answer: (session, body, req, res) =>
-      mayRunAnyDocument(config.graphql.trustedDocuments, session) && stored.answer(session, body, req, res),
+    answer: (session, body, req, res) => {
+      const gatewaySecret = req.headers[GATEWAY_SECRET_HEADER];
+      return (
+        mayRunAnyDocument(session, typeof gatewaySecret === 'string' ? gatewaySecret : null) &&
+        stored.answer(session, body, req, res)
+      );
+    },
   };
 }
 

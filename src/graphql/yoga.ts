@@ -109,7 +109,7 @@ export function createGraphQLHandler(deps: {
       useCSRFPrevention({ requestHeaders: [...CSRF_HEADERS] }),
       useUndeclaredBodyLimit(config.graphql.maxBodyBytes),
       // A trusted document's id becomes its text here, so every check below sees a full document.
-      ...useTrustedDocuments(config.graphql.trustedDocuments, trustedDocuments),
+      ...useTrustedDocuments(config, trustedDocuments),
       useGraphQLLimits(config.graphql, (query) => parseCaches.documentCache.has(query)),
       useOperationSelection(),
       useExecutionLimits(config),

@@ -8,6 +8,7 @@ import { MAX_DOCUMENTS_PER_TENANT, removeDocuments } from '../../src/modules/doc
 import { DEFAULT_TENANT_ID, withTenant } from '../../src/platform/tenancy.ts';
 import { startTestApp, UNCACHED, type TestApp } from '../support/app.ts';
 import { createCliTarget, type CliResult, type CliTarget } from '../support/cli.ts';
+import { FEDERATION_SECRET } from '../support/edge.ts';
 import { QueryLog, type TestDatabase } from '../support/database.ts';
 import { addHosts, atHost, untilRouted, userAt } from '../support/tenants.ts';
 
@@ -145,7 +146,7 @@ beforeAll(async () => {
 
   allow = await startTestApp({ database });
   second = await startTestApp({ database });
-  required = await startTestApp({ database, env: { GRAPHQL_TRUSTED_DOCUMENTS: 'require' } });
+  required = await startTestApp({ database, env: { GRAPHQL_TRUSTED_DOCUMENTS: 'require', FEDERATION_SECRET } });
   off = await startTestApp({ database, env: { GRAPHQL_TRUSTED_DOCUMENTS: 'off' } });
   unfollowed = await startTestApp({ database, env: UNCACHED });
   await untilRouted([allow, second, required, off, unfollowed], ACME, 401);
@@ -276,7 +277,7 @@ describe('a request naming a trusted document', () => {
 });
 
 describe('GRAPHQL_TRUSTED_DOCUMENTS', () => {
-  it('require: a full document answers 400 PERSISTED_QUERY_ONLY but for administrators and graphql:any', async () => {
+  it('require: a full document answers 400 PERSISTED_QUERY_ONLY but for administrators, graphql:any and the gateway', async () => {
     const refused = await post(required, ACME, readerToken, { query: PRODUCTS });
     expect(refused.status).toBe(400);
     expect(refused.json().errors[0]).toMatchObject({ extensions: { code: 'PERSISTED_QUERY_ONLY' } });
@@ -287,6 +288,21 @@ describe('GRAPHQL_TRUSTED_DOCUMENTS', () => {
       expect(res.status, res.text).toBe(200);
       expect(res.json().data.products.paginatorInfo.total).toBe(1);
     }
+    // The federation gateway plans documents itself: trusted documents are its to enforce.
+    const viaGateway = await atHost(required.url, ACME, '/graphql', {
+      method: 'POST',
+      token: readerToken,
+      headers: { 'router-authorization': FEDERATION_SECRET },
+      body: { query: PRODUCTS },
+    });
+    expect(viaGateway.status, viaGateway.text).toBe(200);
+    const notGateway = await atHost(required.url, ACME, '/graphql', {
+      method: 'POST',
+      token: readerToken,
+      headers: { 'router-authorization': `${FEDERATION_SECRET}x` },
+      body: { query: PRODUCTS },
+    });
+    expect(notGateway.status).toBe(400);
     const trusted = await post(required, ACME, readerToken, byId(PRODUCTS));
     expect(trusted.json().data.products.paginatorInfo.total).toBe(1);
   });

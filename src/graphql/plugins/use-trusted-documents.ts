@@ -4,19 +4,27 @@ import type { Config } from '../../config.ts';
 import type { Session } from '../../platform/session.ts';
 import type { GraphQLContext } from '../context.ts';
 import { graphQLError } from '../errors.ts';
+import { createGatewayCheck, GATEWAY_SECRET_HEADER } from '../federation.ts';
 
 /** The document store the plugin asks, by hash, in the request's tenant (src/modules/documents). */
 export type FindTrustedDocument = (hash: string) => string | undefined | Promise<string | undefined>;
 
-export type TrustedDocumentsMode = Config['graphql']['trustedDocuments'];
-
 /** The ability that lets a token send full documents under `require` (declared by the documents module). */
 const ANY_DOCUMENT = 'graphql:any';
 
-/** Whether this caller may send a full document: always, but under `require` only administrators and `graphql:any`. */
-export function mayRunAnyDocument(mode: TrustedDocumentsMode, session: Session | undefined): boolean {
-  if (mode !== 'require') return true;
-  return session !== undefined && (session.user.isAdmin || session.scopes.includes(ANY_DOCUMENT));
+/** Whether a caller may send a full document (its session, and the gateway secret header it sent). */
+export type FullDocumentPolicy = (session: Session | undefined, gatewaySecret: string | null) => boolean;
+
+/**
+ * Always, but under `require` only administrators, `graphql:any` and the federation gateway (which plans
+ * its own documents from what its clients sent: trusted documents are then the gateway's to enforce).
+ */
+export function createFullDocumentPolicy(config: Pick<Config, 'graphql' | 'federation'>): FullDocumentPolicy {
+  if (config.graphql.trustedDocuments !== 'require') return () => true;
+  const isGateway = createGatewayCheck(config.federation.secret);
+  return (session, gatewaySecret) =>
+    isGateway(gatewaySecret) ||
+    (session !== undefined && (session.user.isAdmin || session.scopes.includes(ANY_DOCUMENT)));
 }
 
 // Apollo Client's persisted-queries link recognises the code; its message is Apollo Server's.
@@ -65,8 +73,11 @@ function requestedHash(params: GraphQLParams & { documentId?: unknown }, request
  * keyed by that text, make its parse, validation and compilation happen once per process.
  * Before the limits in the plugin list: they read the text this sets.
  */
-export function useTrustedDocuments(mode: TrustedDocumentsMode, find: FindTrustedDocument | undefined): Plugin[] {
-  if (mode === 'off' || !find) {
+export function useTrustedDocuments(
+  config: Pick<Config, 'graphql' | 'federation'>,
+  find: FindTrustedDocument | undefined,
+): Plugin[] {
+  if (config.graphql.trustedDocuments === 'off' || !find) {
     return [
       {
         onParams({ params, request }) {
@@ -75,12 +86,14 @@ export function useTrustedDocuments(mode: TrustedDocumentsMode, find: FindTruste
       },
     ];
   }
+  const mayRunAnyDocument = createFullDocumentPolicy(config);
   return [
     {
       // Before the plugin below replaces an id by its text: here a query is one the client sent.
-      onParams({ params, context }) {
+      onParams({ params, request, context }) {
         if (params.query == null) return;
-        if (!mayRunAnyDocument(mode, (context as Partial<GraphQLContext>).session)) throw documentsOnly();
+        const session = (context as Partial<GraphQLContext>).session;
+        if (!mayRunAnyDocument(session, request.headers.get(GATEWAY_SECRET_HEADER))) throw documentsOnly();
       },
     },
     usePersistedOperations<GraphQLContext>({
