@@ -47,6 +47,7 @@ const BAD_ENTRIES = {
 let target: CliTarget;
 let badPush: CliResult;
 let overPush: CliResult;
+let listed: CliResult;
 let dir: string;
 let database: TestDatabase;
 let db: Kysely<any>;
@@ -134,6 +135,7 @@ beforeAll(async () => {
     'beta',
   ]);
 
+  listed = await admin(['documents:list', '--tenant', 'acme']);
   const handle = await target.open();
   const queries = new QueryLog();
   handle.observeQueries(queries.record);
@@ -189,6 +191,17 @@ describe('documents:push', () => {
     expect(result.stderr).toContain('Refused 6 of 7 documents; nothing was written');
     const held = await withTenant(acmeId, () => sql`SELECT hash FROM trusted_documents`.execute(db));
     expect(held.rows).toHaveLength(Object.keys(MANIFEST).length);
+  });
+
+  it('lists what was pushed, one line a document', () => {
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/^hash +created +bytes +document\n/);
+    for (const [hash, text] of Object.entries(MANIFEST)) {
+      expect(listed.stdout).toMatch(
+        new RegExp(`^${hash} +\\S+ +${Buffer.byteLength(text)} +${text.slice(0, 20).replace(/[^\w ]/g, '\\$&')}`, 'm'),
+      );
+    }
+    expect(listed.stderr).toContain(`${Object.keys(MANIFEST).length} trusted documents in tenant acme`);
   });
 
   it('refuses a manifest that would hold more than the bound, naming it', async () => {
