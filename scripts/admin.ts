@@ -15,7 +15,7 @@ Commands:
       otherwise asked for twice on the terminal without echo.
   token:create --email E --name N [--abilities a,b] [--expires-at T] [--tenant T]
       Creates a personal access token for that user (abilities: *, tokens:manage,
-      catalog:read, catalog:write, configurations:write; default *; T an ISO 8601
+      catalog:read, catalog:write, configurations:write, graphql:any; default *; T an ISO 8601
       date and time). The token is printed alone on the last line of stdout,
       once: it is not stored anywhere readable. It is a root (no parent token)
       and counts towards MAX_TOKENS_PER_USER.
@@ -39,6 +39,16 @@ Commands:
       --dry-run does all of it and writes nothing. Exit 0: all imported; 1: some
       failed; 2: the file could not be read or is not such a file (nothing
       written); 75: the database was unavailable (the import stopped).
+  documents:push FILE [--tenant T]
+      Registers the trusted documents of FILE, a JSON object {"<sha256 hex>": "<document>"}
+      (GraphQL Codegen's persisted-documents.json): each is checked (hash, syntax, the
+      schema, the limits) and the whole file refused, each bad entry with its reason,
+      or added. Exit 0: all registered; 1: refused (nothing written).
+  documents:list [--tenant T]
+      Lists the tenant's trusted documents.
+  documents:remove HASH... [--tenant T]
+      Removes trusted documents; requests naming them answer PERSISTED_QUERY_NOT_FOUND
+      on every instance within a second.
   tenant:create --slug S --name N [--host H]...
       Creates a tenant (a customer company): S is 1 to 40 of a-z, 0-9 and '-';
       each host a host name its requests arrive for (lowercased, port dropped).
@@ -64,6 +74,7 @@ type Command = (args: string[]) => Promise<void | number>;
 const accounts = () => import('./admin/accounts.ts');
 const catalog = () => import('./admin/catalog.ts');
 const tenants = () => import('./admin/tenants.ts');
+const documents = () => import('./admin/documents.ts');
 
 const COMMANDS = new Map<string, () => Promise<Command>>([
   ['catalog:export', async () => (await catalog()).catalogExport],
@@ -74,6 +85,9 @@ const COMMANDS = new Map<string, () => Promise<Command>>([
   ['token:revoke', async () => (await accounts()).tokenRevoke],
   ['tokens:prune-expired', async () => (await accounts()).tokensPruneExpired],
   ['configurations:prune', async () => (await accounts()).configurationsPrune],
+  ['documents:push', async () => (await documents()).documentsPush],
+  ['documents:list', async () => (await documents()).documentsList],
+  ['documents:remove', async () => (await documents()).documentsRemove],
   ['tenant:create', async () => (await tenants()).tenantCreate],
   ['tenant:list', async () => (await tenants()).tenantList],
   ['tenant:hosts', async () => (await tenants()).tenantHosts],

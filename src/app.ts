@@ -2,13 +2,16 @@ import type http from 'node:http';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import { createGraphQLEndpoint } from './graphql/endpoint.ts';
+import { GATEWAY_SECRET_HEADER } from './graphql/federation.ts';
 import { createGraphiQL } from './graphql/graphiql.ts';
 import {
   createResponseCache,
   createStoredAnswers,
   followChanges,
   type ResponseCache,
+  type StoredAnswers,
 } from './graphql/response-cache/index.ts';
+import { createFullDocumentPolicy } from './graphql/plugins/use-trusted-documents.ts';
 import { createGraphQLHandler, CSRF_HEADERS, GRAPHQL_PATH } from './graphql/yoga.ts';
 import { createCors } from './http/cors.ts';
 import { createHealthRoutes } from './http/health.ts';
@@ -22,6 +25,7 @@ import {
   CATALOG_CHANGED,
   catalogChangedTags,
   createModules,
+  DOCUMENTS_CHANGED,
   serviceSchema,
   TOKENS_CHANGED,
   type Database,
@@ -65,22 +69,30 @@ async function listenForChanges(
   database: DatabaseHandle<Database>,
   logger: Logger,
 ): Promise<ChangeFeed | undefined> {
+  // Trusted documents follow the notifications when they are listened for, else re-read every few seconds.
   const caching = config.caches.response.maxEntries > 0 || config.caches.token.maxEntries > 0;
   // With standbys, the notifications also say which changes a standby must have replayed before it is read.
   if (!caching && !database.replicas) return undefined;
-  return database.listen([CATALOG_CHANGED, TOKENS_CHANGED, TENANTS_CHANGED], {
+  return database.listen([CATALOG_CHANGED, TOKENS_CHANGED, TENANTS_CHANGED, DOCUMENTS_CHANGED], {
     heartbeatMs: config.caches.listenerHeartbeatMs,
     logger,
     url: config.database.listenUrl,
   });
 }
 
-/** The response cache, emptied of what each catalogue change names; none when it is switched off. */
-function createFollowingCache(config: Config, changes: ChangeFeed, registry: Registry): ResponseCache | undefined {
+/**
+ * The response cache, emptied of what each catalogue change names, and its answers sent before Yoga;
+ * none when it is switched off.
+ */
+function createFollowingCache(
+  config: Config,
+  changes: ChangeFeed,
+  registry: Registry,
+): { cache: ResponseCache; storedAnswers: StoredAnswers } | undefined {
   if (config.caches.response.maxEntries === 0) return undefined;
   const cache = createResponseCache({ ...config.caches.response, registry });
   followChanges(cache, changes, CATALOG_CHANGED, catalogChangedTags);
-  return cache;
+  return { cache, storedAnswers: onlyForFullDocuments(createStoredAnswers(cache), config) };
 }
 
 /**
@@ -91,6 +103,25 @@ function followReplicas(replicas: ReplicaRouter, changes: ChangeFeed | undefined
   metrics.watchReplicas(replicas.status);
   for (const channel of [CATALOG_CHANGED, TOKENS_CHANGED, TENANTS_CHANGED]) changes?.on(channel, replicas.changed);
   changes?.onState((up) => up && replicas.changed());
+}
+
+/**
+ * Stored answers are sent before Yoga for a POST of a full document: under GRAPHQL_TRUSTED_DOCUMENTS=require,
+ * only to callers Yoga would let send one (an answer stored for a trusted document has the same key).
+ */
+function onlyForFullDocuments(stored: StoredAnswers, config: Config): StoredAnswers {
+  if (config.graphql.trustedDocuments !== 'require') return stored;
+  const mayRunAnyDocument = createFullDocumentPolicy(config);
+  return {
+    ...stored,
+    answer: (session, body, req, res) => {
+      const gatewaySecret = req.headers[GATEWAY_SECRET_HEADER];
+      return (
+        mayRunAnyDocument(session, typeof gatewaySecret === 'string' ? gatewaySecret : null) &&
+        stored.answer(session, body, req, res)
+      );
+    },
+  };
 }
 
 /** Builds the service from the platform and the modules, without listening or migrating. */
@@ -109,7 +140,6 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
   const tenants = createTenantDirectory(database.db, changes, logger);
   const modules = createModules({ db: database.db, config, logger, registry: metrics.registry, changes });
   const parts: ModuleParts[] = Object.values(modules);
-  const storedAnswers = responseCache && createStoredAnswers(responseCache);
   const graphiql = createGraphiQL(config.graphiql);
   graphiql.start();
   const graphql = createGraphQLEndpoint({
@@ -118,11 +148,12 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
       logger,
       schema: serviceSchema(),
       contextParts: parts.flatMap((p) => (p.graphqlContext ? [p.graphqlContext] : [])),
-      responseCache: responseCache && storedAnswers && { cache: responseCache, storedAnswers },
+      responseCache,
       readReplicas: database.replicas !== undefined,
+      trustedDocuments: modules.documents.trustedDocuments?.get,
     }),
     graphiql,
-    storedAnswers,
+    storedAnswers: responseCache?.storedAnswers,
     maxBodyBytes: config.graphql.maxBodyBytes,
     maxInFlightPerToken: config.graphql.maxInFlightPerToken,
     maxInFlightPerUser: config.graphql.maxInFlightPerUser,

@@ -21,6 +21,9 @@ export const graphql = group(
     // Over every route a customer company reaches, REST included; 0 turns it off.
     GRAPHQL_MAX_IN_FLIGHT_PER_TENANT: intInRange(0, 100_000).default(64),
     GRAPHQL_EXECUTION_TIMEOUT_MS: intInRange(1, 600_000).default(10_000),
+    GRAPHQL_TRUSTED_DOCUMENTS: z
+      .enum(['off', 'allow', 'require'], { error: 'must be off, allow or require' })
+      .default('allow'),
   },
   (e) => ({
     /** Most items one page of a paginated list may hold. */
@@ -40,6 +43,8 @@ export const graphql = group(
     /** Requests one customer company may have in flight in this process, REST and GraphQL; 0: no bound. */
     maxInFlightPerTenant: e.GRAPHQL_MAX_IN_FLIGHT_PER_TENANT,
     executionTimeoutMs: e.GRAPHQL_EXECUTION_TIMEOUT_MS,
+    /** Documents registered ahead of time, named by hash: off, allowed beside full documents, or required (docs/trusted-documents.md). */
+    trustedDocuments: e.GRAPHQL_TRUSTED_DOCUMENTS,
   }),
 );
 

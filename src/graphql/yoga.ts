@@ -18,6 +18,7 @@ import { useOperationSelection } from './plugins/use-operation-selection.ts';
 import { useReplicaReads } from './plugins/use-replica-reads.ts';
 import { useScopes } from './plugins/use-scopes.ts';
 import { useTextInputs } from './plugins/use-text-inputs.ts';
+import { useTrustedDocuments, type FindTrustedDocument } from './plugins/use-trusted-documents.ts';
 import { useUndeclaredBodyLimit } from './plugins/use-undeclared-body-limit.ts';
 import {
   createShareability,
@@ -76,8 +77,10 @@ export function createGraphQLHandler(deps: {
   responseCache?: { cache: ResponseCache; storedAnswers: StoredAnswers } | undefined;
   /** Queries may read from standbys (the database has replicas). */
   readReplicas?: boolean;
+  /** The request's tenant's trusted documents by hash; absent with GRAPHQL_TRUSTED_DOCUMENTS=off. */
+  trustedDocuments?: FindTrustedDocument | undefined;
 }) {
-  const { config, logger, schema, contextParts, responseCache, readReplicas } = deps;
+  const { config, logger, schema, contextParts, responseCache, readReplicas, trustedDocuments } = deps;
   const parseCaches = createParseCaches();
   return createYoga<ServerContext, GraphQLContext>({
     schema,
@@ -89,6 +92,8 @@ export function createGraphQLHandler(deps: {
     // CORS is answered by the dispatcher (src/http/cors.ts) for REST and GraphQL alike.
     cors: false,
     batching: false,
+    // GraphQL over HTTP's persisted documents (use-trusted-documents.ts).
+    extraParamNames: ['documentId'],
     // Declared lengths are refused by the dispatcher, chunked bodies by useUndeclaredBodyLimit.
     maxRequestBodySize: false,
     parserAndValidationCache: parseCaches,
@@ -103,6 +108,8 @@ export function createGraphQLHandler(deps: {
       // GET queries and form or text/plain posts run only with a preflight-forcing header.
       useCSRFPrevention({ requestHeaders: [...CSRF_HEADERS] }),
       useUndeclaredBodyLimit(config.graphql.maxBodyBytes),
+      // A trusted document's id becomes its text here, so every check below sees a full document.
+      ...useTrustedDocuments(config, trustedDocuments),
       useGraphQLLimits(config.graphql, (query) => parseCaches.documentCache.has(query)),
       useOperationSelection(),
       useExecutionLimits(config),
@@ -115,6 +122,7 @@ export function createGraphQLHandler(deps: {
       useExecutionDeadline(config.graphql.executionTimeoutMs, logger),
       // Last. Requests reach Yoga authenticated; a hit is served from the params, before parsing, and only
       // for a request identical (document, variables, scopes) to one that passed the checks above and ran.
+      // A trusted document is keyed by its text, as if sent in full: refusals of ids and documents come first.
       ...(responseCache
         ? [useResponseCache(responseCache.cache, createShareability(schema), responseCache.storedAnswers)]
         : []),

@@ -1,6 +1,7 @@
 import { authModule, type AuthTables } from './auth/index.ts';
 import { catalogModule, type CatalogTables } from './catalog/index.ts';
 import { configurationsModule, type ConfigurationTables } from './configurations/index.ts';
+import { documentsModule, type DocumentTables } from './documents/index.ts';
 import type { TenantTables } from './tenants/index.ts';
 import { buildSchema } from '../graphql/schema.ts';
 import type { Ability } from '../platform/session.ts';
@@ -9,11 +10,17 @@ import type { Module, ModuleDeps } from './module.ts';
 
 export { TOKENS_CHANGED } from './auth/index.ts';
 export { CATALOG_CHANGED, catalogChangedTags } from './catalog/index.ts';
+export { DOCUMENTS_CHANGED, GRAPHQL_ANY, type TrustedDocumentStore } from './documents/index.ts';
 
 /** Every module of the service: the one list app.ts builds from. */
-export const MODULES = { auth: authModule, catalog: catalogModule, configurations: configurationsModule };
+export const MODULES = {
+  auth: authModule,
+  catalog: catalogModule,
+  configurations: configurationsModule,
+  documents: documentsModule,
+};
 
-export type Database = AuthTables & CatalogTables & ConfigurationTables & TenantTables;
+export type Database = AuthTables & CatalogTables & ConfigurationTables & DocumentTables & TenantTables;
 
 export type Modules = { [K in keyof typeof MODULES]: ReturnType<(typeof MODULES)[K]['create']> };
 

@@ -108,7 +108,7 @@ describe('POST /api/v1/tokens', () => {
         { name: 'x', abilities: ['catalog:delete'] },
         {
           abilities: [
-            'Each ability must be one of: *, tokens:manage, catalog:read, catalog:write, configurations:write.',
+            'Each ability must be one of: *, tokens:manage, catalog:read, catalog:write, configurations:write, graphql:any.',
           ],
         },
       ],

@@ -460,7 +460,7 @@ describe('npm run admin', () => {
       ];
       expect(badAbility.code).toBe(2);
       expect(badAbility.stderr).toContain(
-        '--abilities: Each ability must be one of: *, tokens:manage, catalog:read, catalog:write, configurations:write.',
+        '--abilities: Each ability must be one of: *, tokens:manage, catalog:read, catalog:write, configurations:write, graphql:any.',
       );
       expect(noName.code).toBe(2);
       expect(noName.stderr).toContain('--name: The name field is required.');

@@ -25,6 +25,7 @@ const TENANT_TABLES = [
   'customisations',
   'configuration_rules',
   'configurations',
+  'trusted_documents',
 ] as const;
 
 let target: CliTarget;

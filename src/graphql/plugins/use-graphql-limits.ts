@@ -4,6 +4,9 @@ import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import {
   GraphQLError,
   KnownFragmentNamesRule,
+  specifiedRules,
+  type DocumentNode,
+  type GraphQLSchema,
   Lexer,
   NoFragmentCyclesRule,
   Source,
@@ -116,4 +119,37 @@ export function useGraphQLLimits(
       };
     },
   };
+}
+
+/**
+ * What a request with this document would be refused for before it runs (validation and the limits
+ * above; cost needs the variables and is checked per request): for documents registered ahead of time,
+ * checked once when they are pushed. Empty: none.
+ */
+export function documentRefusals(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  query: string,
+  config: LimitsConfig,
+): string[] {
+  try {
+    assertTokenLimit(query, config.maxTokens);
+    const unsound = validate(schema, document, SOUNDNESS_RULES);
+    if (unsound.length > 0) return unsound.map((e) => e.message);
+    const rules: ValidationRule[] = [
+      ...specifiedRules,
+      maxAliasesRule({ n: config.maxAliases, allowList: [], onReject: rejectWithLimitError }),
+      maxDirectivesRule({ n: config.maxDirectives, onReject: rejectWithLimitError }),
+    ];
+    (useDepthLimit({ maxDepth: config.maxDepth }).onValidate as (p: object) => void)({
+      addValidationRule: (rule: ValidationRule) => rules.push(rule),
+    });
+    return validate(schema, document, rules).map((e) => {
+      const depth = DEPTH_LIMIT_MESSAGE.exec(e.message);
+      return depth ? `Query depth limit of ${depth[1]} exceeded.` : e.message;
+    });
+  } catch (err) {
+    if (err instanceof GraphQLError) return [err.message];
+    throw err;
+  }
 }
