@@ -284,7 +284,8 @@ describe.skipIf(!onPostgres)('read replicas (PostgreSQL)', () => {
     });
 
     it('survives the standby network being cut and black-holed mid-load, and answers no stale name after it', async () => {
-      const instance = await startInstance({});
+      // Uncached, so every request of the load reads the database.
+      const instance = await startInstance({ ...UNCACHED });
       const running = load(instance);
       await sleep(500);
       await proxy.cut();
