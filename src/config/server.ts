@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { group, intInRange, optionalInt, optionalNonEmpty, postgresUrl, postgresUrlList } from './values.ts';
+import { commaList, group, intInRange, optionalInt, optionalNonEmpty, postgresUrl, postgresUrlList } from './values.ts';
 
 // The process and its edges: runtime and workers, logging, HTTP, the database, the caches, metrics.
 
@@ -45,22 +45,11 @@ export const http = group(
     PORT: intInRange(0, 65535).default(4000),
     HOST: z.string().trim().min(1).default('127.0.0.1'),
     TRUST_PROXY: intInRange(0, 10).default(0),
-    CORS_ORIGINS: z
-      .string()
-      .default('')
-      .transform((v) =>
-        v
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
-      )
-      .pipe(
-        z.array(
-          z.string().regex(/^https?:\/\/[^/\s]+$/, {
-            error: 'must be a comma-separated list of origins like https://shop.example.com',
-          }),
-        ),
-      ),
+    CORS_ORIGINS: commaList(
+      z.string().regex(/^https?:\/\/[^/\s]+$/, {
+        error: 'must be a comma-separated list of origins like https://shop.example.com',
+      }),
+    ),
     HTTP_HEADERS_TIMEOUT_MS: intInRange(100, 600_000).default(10_000),
     HTTP_REQUEST_TIMEOUT_MS: intInRange(100, 3_600_000).default(30_000),
     HTTP_KEEP_ALIVE_TIMEOUT_MS: intInRange(100, 600_000).default(5_000),

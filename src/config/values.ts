@@ -25,23 +25,25 @@ export const postgresUrl = optionalNonEmpty.pipe(
     .optional(),
 );
 
-/** Comma-separated postgres:// URLs; unset or empty: none. */
-export const postgresUrlList = z
-  .string()
-  .default('')
-  .transform((v) =>
-    v
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  )
-  .pipe(
-    z.array(
-      z.string().refine((v) => /^postgres(ql)?:\/\//.test(v) && URL.canParse(v), {
-        error: 'must be a comma-separated list of postgres:// or postgresql:// URLs',
-      }),
-    ),
-  );
+/** A comma-separated list, each item trimmed and checked by `item`; unset or empty: none. */
+export const commaList = (item: z.ZodType<string, string>) =>
+  z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(item));
+
+/** Comma-separated postgres:// URLs. */
+export const postgresUrlList = commaList(
+  z.string().refine((v) => /^postgres(ql)?:\/\//.test(v) && URL.canParse(v), {
+    error: 'must be a comma-separated list of postgres:// or postgresql:// URLs',
+  }),
+);
 
 /** A group of settings: the variables it reads, and what it makes of them once they are valid. */
 export const group = <Shape extends z.ZodRawShape, Settings>(
