@@ -1,6 +1,5 @@
-import pg from 'pg';
 import type { Logger } from './logger.ts';
-import { setLoopAwareTimeout } from './loop-timers.ts';
+import { monitorConnection, repeat, type MonitorConnection } from './replica-monitor.ts';
 import { requestContext, type ReplicaReads } from './request-context.ts';
 
 /**
@@ -68,53 +67,11 @@ interface Sample {
   lsn: bigint;
 }
 
-/** A connection of its own to one server, for the monitor's statements, re-opened when lost. */
-function monitorConnection(url: string, timeoutMs: number) {
-  let client: pg.Client | undefined;
-  const drop = () => {
-    const current = client;
-    client = undefined;
-    current?.removeAllListeners('error');
-    current?.on('error', () => {});
-    void current?.end().catch(() => {});
-  };
-  return {
-    /** One row, or a rejection within timeoutMs of free event-loop time (a hung server must not hold it). */
-    async row<T>(text: string): Promise<T> {
-      if (!client) {
-        const fresh = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs * 5, keepAlive: true });
-        fresh.on('error', () => client === fresh && drop());
-        client = fresh;
-        await fresh.connect().catch((err: unknown) => {
-          if (client === fresh) drop();
-          throw err;
-        });
-      }
-      const current = client;
-      return new Promise<T>((resolve, reject) => {
-        const cancel = setLoopAwareTimeout(timeoutMs, () => {
-          if (client === current) drop();
-          reject(new Error('monitor statement unanswered'));
-        });
-        current.query(text).then(
-          (result) => (cancel(), resolve(result.rows[0] as T)),
-          (err: unknown) => {
-            cancel();
-            if (client === current) drop();
-            reject(err instanceof Error ? err : new Error(String(err)));
-          },
-        );
-      });
-    },
-    close: drop,
-  };
-}
-
 const POSITION_SQL = 'SELECT pg_current_wal_insert_lsn()::text AS lsn';
 const STANDBY_SQL = 'SELECT pg_last_wal_replay_lsn()::text AS lsn, pg_postmaster_start_time()::text AS started';
 
 /** The primary's WAL positions: the recent ones (to measure lag by) and the horizon. */
-function primaryPositions(primary: ReturnType<typeof monitorConnection>, historyMs: number, logger: Logger) {
+function primaryPositions(primary: MonitorConnection, historyMs: number, logger: Logger) {
   const history: Sample[] = [];
   // Unknown (no standby serves) until the primary's position is first read: an instance starting knows at
   // least what was committed before it.
@@ -179,7 +136,7 @@ function primaryPositions(primary: ReturnType<typeof monitorConnection>, history
 interface Standby<Pool> extends ReplicaTarget<Pool> {
   replayed: bigint | undefined;
   startedAt: string | undefined;
-  monitor: ReturnType<typeof monitorConnection>;
+  monitor: MonitorConnection;
 }
 
 function markDown(standby: Standby<unknown>, reason: string, logger: Logger): void {
@@ -230,15 +187,11 @@ export function createReplicaRouter<Pool>(options: ReplicaRouterOptions<Pool>) {
     monitor: monitorConnection(url, timeoutMs),
   }));
 
-  let stopped = false;
-  let stopTimer = () => {};
-  const tick = async () => {
-    // The primary first: a standby's lag is measured against positions read before its own.
-    await primary.sample();
-    await Promise.all(standbys.map((standby) => pollStandby(standby, primary.lagOf, maxLagMs, logger)));
-    if (!stopped) stopTimer = setLoopAwareTimeout(pollMs, () => void tick(), { unref: true });
-  };
-  void tick();
+  // Each server on a timer of its own: a standby whose connection hangs holds up no other's poll.
+  const stopPolls = [
+    () => primary.sample(),
+    ...standbys.map((standby) => () => pollStandby(standby, primary.lagOf, maxLagMs, logger)),
+  ].map((poll) => repeat(poll, pollMs));
 
   let next = 0;
   let primaryReads = 0;
@@ -289,8 +242,7 @@ export function createReplicaRouter<Pool>(options: ReplicaRouterOptions<Pool>) {
       return standbys;
     },
     close() {
-      stopped = true;
-      stopTimer();
+      for (const stop of stopPolls) stop();
       primaryMonitor.close();
       for (const standby of standbys) standby.monitor.close();
     },
