@@ -1,7 +1,9 @@
 import type http from 'node:http';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
+import { createCompiledPath } from './graphql/compiled-path.ts';
 import { createGraphQLEndpoint } from './graphql/endpoint.ts';
+import { createAnswerMediaTypes } from './graphql/media-types.ts';
 import { GATEWAY_SECRET_HEADER } from './graphql/federation.ts';
 import { createGraphiQL } from './graphql/graphiql.ts';
 import {
@@ -48,6 +50,8 @@ export interface App {
   lifecycle: Lifecycle;
   /** The database's change notifications; absent when nothing here caches. */
   changes: ChangeFeed | undefined;
+  /** The shared response cache; absent when it is switched off or nothing is listened for. */
+  responseCache: ResponseCache | undefined;
   /** The customer companies by host. */
   tenants: TenantDirectory;
   /** Drains for up to SHUTDOWN_TIMEOUT_MS. The database stays open: its opener closes it. */
@@ -80,19 +84,12 @@ async function listenForChanges(
   });
 }
 
-/**
- * The response cache, emptied of what each catalogue change names, and its answers sent before Yoga;
- * none when it is switched off.
- */
-function createFollowingCache(
-  config: Config,
-  changes: ChangeFeed,
-  registry: Registry,
-): { cache: ResponseCache; storedAnswers: StoredAnswers } | undefined {
+/** The response cache, emptied of what each catalogue change names; none when it is switched off. */
+function createFollowingCache(config: Config, changes: ChangeFeed, registry: Registry): ResponseCache | undefined {
   if (config.caches.response.maxEntries === 0) return undefined;
   const cache = createResponseCache({ ...config.caches.response, registry });
   followChanges(cache, changes, CATALOG_CHANGED, catalogChangedTags);
-  return { cache, storedAnswers: onlyForFullDocuments(createStoredAnswers(cache), config) };
+  return cache;
 }
 
 /**
@@ -142,18 +139,38 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
   const parts: ModuleParts[] = Object.values(modules);
   const graphiql = createGraphiQL(config.graphiql);
   graphiql.start();
+  const schema = serviceSchema();
+  const contextParts = parts.flatMap((p) => (p.graphqlContext ? [p.graphqlContext] : []));
+  const readReplicas = database.replicas !== undefined;
+  const trustedDocuments = modules.documents.trustedDocuments?.get;
+  // What Yoga answered each Accept with, for the answers sent without it (stored, compiled).
+  const mediaTypes = createAnswerMediaTypes();
   const graphql = createGraphQLEndpoint({
     yoga: createGraphQLHandler({
       config,
       logger,
-      schema: serviceSchema(),
-      contextParts: parts.flatMap((p) => (p.graphqlContext ? [p.graphqlContext] : [])),
+      schema,
+      contextParts,
       responseCache,
-      readReplicas: database.replicas !== undefined,
-      trustedDocuments: modules.documents.trustedDocuments?.get,
+      readReplicas,
+      trustedDocuments,
+      mediaTypes,
     }),
     graphiql,
-    storedAnswers: responseCache?.storedAnswers,
+    storedAnswers: responseCache && onlyForFullDocuments(createStoredAnswers(responseCache, mediaTypes), config),
+    compiledPath:
+      trustedDocuments &&
+      createCompiledPath({
+        config,
+        logger,
+        schema,
+        contextParts,
+        find: trustedDocuments,
+        mediaTypes,
+        cache: responseCache,
+        readReplicas,
+        registry: metrics.registry,
+      }),
     maxBodyBytes: config.graphql.maxBodyBytes,
     maxInFlightPerToken: config.graphql.maxInFlightPerToken,
     maxInFlightPerUser: config.graphql.maxInFlightPerUser,
@@ -198,6 +215,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
     metrics,
     lifecycle,
     changes,
+    responseCache,
     tenants,
     close() {
       closing ??= lifecycle

@@ -6,6 +6,7 @@ import { HttpError } from '../platform/errors.ts';
 import { requestContext } from '../platform/request-context.ts';
 import { fromHttpError, sendGraphQLError, tooManyInFlightError } from './errors.ts';
 import { GRAPHIQL_ASSETS_PATH, type GraphiQL } from './graphiql.ts';
+import type { CompiledPath } from './compiled-path.ts';
 import type { StoredAnswers } from './response-cache/index.ts';
 import { GRAPHQL_PATH, type GraphQLHandler } from './yoga.ts';
 
@@ -55,6 +56,8 @@ export function createGraphQLEndpoint(deps: {
   yoga: GraphQLHandler;
   /** The response cache, whose stored answers are sent without entering Yoga (response-cache/serve.ts). */
   storedAnswers?: StoredAnswers | undefined;
+  /** Trusted documents' queries, run without Yoga (compiled-path.ts). */
+  compiledPath?: CompiledPath | undefined;
   graphiql: GraphiQL;
   maxBodyBytes: number;
   maxInFlightPerToken: number;
@@ -65,6 +68,7 @@ export function createGraphQLEndpoint(deps: {
   const perToken = createInFlightCounter(deps.maxInFlightPerToken);
   const perUser = createInFlightCounter(deps.maxInFlightPerUser);
   const stored = deps.storedAnswers;
+  const compiled = deps.compiledPath;
   return {
     path: GRAPHQL_PATH,
     maxBodyBytes: deps.maxBodyBytes,
@@ -87,11 +91,12 @@ export function createGraphQLEndpoint(deps: {
       res.once('close', () => {
         if (!res.writableFinished) controller.abort();
       });
-      if (stored?.mayAnswer(req)) {
-        // Read here, and handed to Yoga as the request's body on a miss (@whatwg-node/server takes `req.body`).
+      if (stored?.mayAnswer(req) || compiled?.mayAnswer(req)) {
+        // Read here, and handed to Yoga as the request's body otherwise (@whatwg-node/server takes `req.body`).
         const body = await readBody(req, deps.maxBodyBytes);
         (req as IncomingMessage & { body?: Buffer }).body = body;
-        if (stored.answer(session, body, req, res)) return;
+        if (stored?.answer(session, body, req, res)) return;
+        if (await compiled?.answer(session, ip, body, req, res)) return;
       }
       await yoga(req, res, { session, ip });
     },

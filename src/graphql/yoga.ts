@@ -8,6 +8,7 @@ import type { Logger } from '../platform/logger.ts';
 import { requestContext } from '../platform/request-context.ts';
 import type { GraphQLContext, ServerContext } from './context.ts';
 import { MASKED_ERROR_MESSAGE, maskError } from './errors.ts';
+import { useAnswerMediaTypes, type AnswerMediaTypes } from './media-types.ts';
 import { createParseCaches } from './parse-caches.ts';
 import { useCompiledExecution } from './plugins/use-compiled-execution.ts';
 import { useExecutionDeadline } from './plugins/use-execution-deadline.ts';
@@ -20,12 +21,7 @@ import { useScopes } from './plugins/use-scopes.ts';
 import { useTextInputs } from './plugins/use-text-inputs.ts';
 import { useTrustedDocuments, type FindTrustedDocument } from './plugins/use-trusted-documents.ts';
 import { useUndeclaredBodyLimit } from './plugins/use-undeclared-body-limit.ts';
-import {
-  createShareability,
-  useResponseCache,
-  type ResponseCache,
-  type StoredAnswers,
-} from './response-cache/index.ts';
+import { createShareability, useResponseCache, type ResponseCache } from './response-cache/index.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -49,7 +45,7 @@ const isClientOutcome = (e: unknown) => {
  * write or an unavailable database is info or warn. Never the query text (String(GraphQLError) prints
  * it, with whatever a caller typed in its literals): the message, the field path and the cause.
  */
-function logYogaErrors(logger: Logger, args: unknown[]): void {
+export function logYogaErrors(logger: Logger, args: unknown[]): void {
   for (const e of args) {
     const cause = e instanceof GraphQLError ? e.originalError : undefined;
     const path = e instanceof GraphQLError ? e.path : undefined;
@@ -74,13 +70,15 @@ export function createGraphQLHandler(deps: {
   /** Each module's per-request part of the context (its loaders), called once per request. */
   contextParts: readonly (() => object)[];
   /** Absent: no response cache. */
-  responseCache?: { cache: ResponseCache; storedAnswers: StoredAnswers } | undefined;
+  responseCache?: ResponseCache | undefined;
   /** Queries may read from standbys (the database has replicas). */
   readReplicas?: boolean;
   /** The request's tenant's trusted documents by hash; absent with GRAPHQL_TRUSTED_DOCUMENTS=off. */
   trustedDocuments?: FindTrustedDocument | undefined;
+  /** Learns, from Yoga's answers, what the answers sent without Yoga are sent as. */
+  mediaTypes: AnswerMediaTypes;
 }) {
-  const { config, logger, schema, contextParts, responseCache, readReplicas, trustedDocuments } = deps;
+  const { config, logger, schema, contextParts, responseCache, readReplicas, trustedDocuments, mediaTypes } = deps;
   const parseCaches = createParseCaches();
   return createYoga<ServerContext, GraphQLContext>({
     schema,
@@ -119,13 +117,12 @@ export function createGraphQLHandler(deps: {
       useOperationName(),
       useCompiledExecution(logger),
       ...(readReplicas ? [useReplicaReads()] : []),
+      useAnswerMediaTypes(mediaTypes),
       useExecutionDeadline(config.graphql.executionTimeoutMs, logger),
       // Last. Requests reach Yoga authenticated; a hit is served from the params, before parsing, and only
       // for a request identical (document, variables, scopes) to one that passed the checks above and ran.
       // A trusted document is keyed by its text, as if sent in full: refusals of ids and documents come first.
-      ...(responseCache
-        ? [useResponseCache(responseCache.cache, createShareability(schema), responseCache.storedAnswers)]
-        : []),
+      ...(responseCache ? [useResponseCache(responseCache, createShareability(schema))] : []),
     ],
   });
 }

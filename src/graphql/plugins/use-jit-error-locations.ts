@@ -17,7 +17,7 @@ function offsetOf(body: string, line: number, column: number): number {
  * graphql-jit's errors carry `locations` but no `nodes`, `source` or `positions`, from which Yoga rebuilds
  * every error, so they would reach the client without locations.
  */
-function withSourcePositions(error: GraphQLError, source: Source): GraphQLError {
+export function withSourcePositions(error: GraphQLError, source: Source): GraphQLError {
   if (error.nodes || error.positions || !error.locations?.length) return error;
   return new GraphQLError(error.message, {
     source,

@@ -21,7 +21,7 @@ import { argumentsOf, fragmentsOf } from '../cost.ts';
 // NUL, a lone surrogate or a non-character (src/platform/text.ts): one place for every resolver, present and future.
 
 /** Any string literal (block strings included) with a forbidden character; names cannot hold one. */
-function documentHasForbiddenText(document: DocumentNode): boolean {
+export function documentHasForbiddenText(document: DocumentNode): boolean {
   let found = false;
   visit(document, {
     StringValue(node) {

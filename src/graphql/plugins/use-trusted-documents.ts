@@ -48,22 +48,27 @@ const noDocument = () =>
 const DOCUMENT_ID = /^sha256:([0-9a-fA-F]{64})$/;
 
 /**
- * The hash a request names: GraphQL over HTTP's `documentId: "sha256:<hex>"` (a POST body's field, or a
- * GET's query parameter, which Yoga's GET parser drops), else Apollo's `extensions.persistedQuery`.
- * A documentId of another form names no document anyone can have registered: it is looked up as is, and is unknown.
+ * The hash a request's `documentId: "sha256:<hex>"` (GraphQL over HTTP) or else Apollo's
+ * `extensions.persistedQuery` names. A documentId of another form names no document anyone can have
+ * registered: it is looked up as is, and is unknown.
  */
-function requestedHash(params: GraphQLParams & { documentId?: unknown }, request: Request): string | null {
-  const documentId =
-    params.documentId ?? (request.method === 'GET' ? new URL(request.url).searchParams.get('documentId') : null);
+export function documentHash(documentId: unknown, extensions: unknown): string | null {
   if (typeof documentId === 'string' && documentId !== '') {
     return DOCUMENT_ID.exec(documentId)?.[1]?.toLowerCase() ?? documentId;
   }
-  const persisted = (params.extensions as { persistedQuery?: { version?: unknown; sha256Hash?: unknown } } | undefined)
+  const persisted = (extensions as { persistedQuery?: { version?: unknown; sha256Hash?: unknown } } | undefined)
     ?.persistedQuery;
   if (persisted && persisted.version === 1 && typeof persisted.sha256Hash === 'string') {
     return persisted.sha256Hash.toLowerCase();
   }
   return null;
+}
+
+/** The hash a request names: in a POST body's fields, or a GET's query parameter (which Yoga's GET parser drops). */
+function requestedHash(params: GraphQLParams & { documentId?: unknown }, request: Request): string | null {
+  const documentId =
+    params.documentId ?? (request.method === 'GET' ? new URL(request.url).searchParams.get('documentId') : null);
+  return documentHash(documentId, params.extensions);
 }
 
 /**

@@ -1,7 +1,9 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AnswerMediaTypes } from '../media-types.ts';
 import type { Session } from '../../platform/session.ts';
 import type { ResponseCache } from './cache.ts';
 import { cacheSessionOf, etagMatches, responseCacheKey } from './key.ts';
+import type { Entry } from './store.ts';
 
 // A stored answer sent without entering Yoga. Its key is the request itself (document, operation
 // name, variables) and the caller's scopes, so only a request identical to one that passed parsing,
@@ -10,32 +12,34 @@ import { cacheSessionOf, etagMatches, responseCacheKey } from './key.ts';
 // shape) goes to Yoga as before.
 
 const PARAMS = new Set(['query', 'variables', 'operationName']);
-const REGULAR = new Set(['application/json', 'application/graphql-response+json']);
 
-/**
- * Sends stored answers before Yoga. The media type of each Accept header is the one Yoga chose when it
- * last answered that header with a regular JSON result (learnFrom): nothing here negotiates, and an
- * Accept Yoga has not answered yet goes to Yoga. Clients send a handful of Accept headers, each on
- * every request.
- */
-export function createStoredAnswers(cache: ResponseCache) {
-  const mediaTypes = new Map<string, string>();
-  const acceptOf = (headers: IncomingHttpHeaders) => headers.accept ?? '';
+/** Sends a stored answer as `mediaType`, or 304 when the caller already holds these bytes. */
+export function sendStoredAnswer(stored: Entry, mediaType: string, req: IncomingMessage, res: ServerResponse): void {
+  // Conditional on the caller's own answer only: the validator of the answer this request gets.
+  if (etagMatches(req.headers['if-none-match'], stored.headers['ETag']!)) {
+    res.writeHead(304, stored.headers);
+    res.end();
+    return;
+  }
+  res.writeHead(200, {
+    'content-type': `${mediaType}; charset=utf-8`,
+    'content-length': Buffer.byteLength(stored.json),
+    ...stored.headers,
+  });
+  res.end(stored.json);
+}
+
+/** Sends stored answers before Yoga, as the media type Yoga chose for the request's Accept (media-types.ts). */
+export function createStoredAnswers(cache: ResponseCache, mediaTypes: AnswerMediaTypes) {
   return {
     /** Whether the request may be answered here at all: its body is then read (and handed on to Yoga on a miss). */
     mayAnswer(req: IncomingMessage): boolean {
-      const { headers } = req;
-      return (
-        cache.available &&
-        req.method === 'POST' &&
-        headers['content-length'] !== undefined &&
-        (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json' &&
-        mediaTypes.has(acceptOf(headers))
-      );
+      return cache.available && mediaTypes.forJsonPost(req) !== undefined;
     },
     /** Sends the stored answer to this request, if there is one; false: nothing sent. */
     answer(session: Session, body: Buffer, req: IncomingMessage, res: ServerResponse): boolean {
-      const params = paramsOf(body);
+      const mediaType = mediaTypes.forJsonPost(req);
+      const params = mediaType && paramsOf(body);
       if (!params) return false;
       const key = responseCacheKey(
         cacheSessionOf(session.scopes),
@@ -45,25 +49,8 @@ export function createStoredAnswers(cache: ResponseCache) {
       );
       const stored = cache.lookup(key);
       if (!stored) return false;
-      // Conditional on the caller's own answer only: the validator of the answer this request gets.
-      if (etagMatches(req.headers['if-none-match'], stored.headers['ETag']!)) {
-        res.writeHead(304, stored.headers);
-        res.end();
-        return true;
-      }
-      res.writeHead(200, {
-        'content-type': `${mediaTypes.get(acceptOf(req.headers))!}; charset=utf-8`,
-        'content-length': Buffer.byteLength(stored.json),
-        ...stored.headers,
-      });
-      res.end(stored.json);
+      sendStoredAnswer(stored, mediaType, req, res);
       return true;
-    },
-    /** Notes the media type Yoga answered a request's Accept with, for a regular JSON result. */
-    learnFrom(request: Request, response: Response) {
-      if (request.method !== 'POST' || response.status !== 200 || mediaTypes.size >= 100) return;
-      const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
-      if (REGULAR.has(type)) mediaTypes.set(request.headers.get('accept') ?? '', type);
     },
   };
 }

@@ -4,7 +4,6 @@ import { requestContext } from '../../platform/request-context.ts';
 import { tenantKey } from '../../platform/tenancy.ts';
 import type { GraphQLContext, ServerContext } from '../context.ts';
 import { EVERYTHING, type ResponseCache } from './cache.ts';
-import type { StoredAnswers } from './serve.ts';
 import { cacheSessionOf, etagMatches, etagOf, responseCacheKey } from './key.ts';
 import type { Entry } from './store.ts';
 
@@ -24,6 +23,19 @@ function bodyOf(result: ExecutionResult): string {
   return JSON.stringify(Object.keys(others).length ? { ...rest, extensions: others } : rest);
 }
 
+/** What the cache keeps of an answer computed for this request (its body as sent, and what it read). */
+export function entryOf(json: string, owner: string): Entry {
+  const request = requestContext.getStore();
+  return {
+    json,
+    headers: { ETag: etagOf(json), 'Last-Modified': new Date().toUTCString() },
+    bytes: Buffer.byteLength(json),
+    operationName: request?.operationName,
+    tags: [tenantKey(EVERYTHING), ...(request?.readFrom ?? [])],
+    owner,
+  };
+}
+
 /**
  * The shared response cache as one Envelop plugin, last in the list. Requests reach Yoga authenticated;
  * the key holds the caller's scopes, so an answer is served only to a request identical to one that
@@ -35,7 +47,6 @@ function bodyOf(result: ExecutionResult): string {
 export function useResponseCache(
   cache: ResponseCache,
   shareable: (document: DocumentNode) => boolean,
-  stored?: StoredAnswers,
 ): Plugin<GraphQLContext, ServerContext> {
   const misses = new WeakMap<Request, Miss>();
   const serve = (entry: Entry | undefined, setResult: (result: ExecutionResult) => void) => {
@@ -71,24 +82,16 @@ export function useResponseCache(
       return {
         onExecuteDone({ result }) {
           if (isAsyncIterable(result) || result.errors?.length) return;
-          const json = bodyOf(result);
-          const headers = { ETag: etagOf(json), 'Last-Modified': new Date().toUTCString() };
+          const entry = entryOf(bodyOf(result), args.contextValue.session.tokenId);
           const extensions = (result.extensions ??= {}) as { http?: { headers?: Record<string, string> } };
-          extensions.http = { ...extensions.http, headers: { ...extensions.http?.headers, ...headers } };
-          const request = requestContext.getStore();
-          cache.offer(miss.key, miss, {
-            json,
-            headers,
-            bytes: Buffer.byteLength(json),
-            operationName: request?.operationName,
-            tags: [tenantKey(EVERYTHING), ...(request?.readFrom ?? [])],
-            owner: args.contextValue.session.tokenId,
-          });
+          extensions.http = { ...extensions.http, headers: { ...extensions.http?.headers, ...entry.headers } };
+          // Yoga sends the body stored, not a second serialisation of the same result.
+          (result as { stringify?: () => string }).stringify = () => entry.json;
+          cache.offer(miss.key, miss, entry);
         },
       };
     },
     onResponse({ request, response, setResponse, fetchAPI }) {
-      stored?.learnFrom(request, response);
       const miss = misses.get(request);
       if (miss) cache.land(miss.key, miss);
       // A 304 depends on the answer's bytes alone, stored or just computed: were it given only for a

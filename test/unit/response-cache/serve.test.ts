@@ -3,6 +3,7 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createResponseCache } from '../../../src/graphql/response-cache/cache.ts';
 import { cacheSessionOf, etagOf, responseCacheKey } from '../../../src/graphql/response-cache/key.ts';
+import { createAnswerMediaTypes } from '../../../src/graphql/media-types.ts';
 import { createStoredAnswers } from '../../../src/graphql/response-cache/serve.ts';
 import type { Session } from '../../../src/platform/session.ts';
 
@@ -40,7 +41,8 @@ function setUp() {
   cache.setAvailable(true);
   const key = responseCacheKey(cacheSessionOf(['catalog:read']), undefined, BODY.query, undefined);
   const headers = { ETag: etagOf(JSON_TEXT), 'Last-Modified': new Date(0).toUTCString() };
-  const stored = createStoredAnswers(cache);
+  const mediaTypes = createAnswerMediaTypes();
+  const stored = Object.assign(createStoredAnswers(cache, mediaTypes), { learnFrom: mediaTypes.learnFrom });
   cache.missed(key);
   cache.offer(
     key,
