@@ -319,7 +319,8 @@ describePg('the response and token caches on two instances (PostgreSQL notificat
       );
       await expectBothWithinASecond('catalog:import', name, since);
     }
-  }, 60_000);
+    // Four CLI processes, each starting Node and tsx: minutes on a loaded machine, whatever the caches do.
+  }, 180_000);
 
   /** A new reader token that both instances have verified twice (so each holds it). */
   async function tokenKnownToBoth() {
