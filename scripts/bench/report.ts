@@ -116,7 +116,8 @@ export function printReport(
   process.stdout.write(
     `\n${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ` +
       `${settings.products} products, wrk -t${settings.threads} -c${settings.connections}, ${settings.rounds} x ${settings.duration} s per case (after ${settings.warmup} s warm-up)` +
-      `, service workers ${settings.workers} (hot: response cache on${settings.hotCacheBytes ? ` with RESPONSE_CACHE_MAX_BYTES=${settings.hotCacheBytes}` : ''}, token cache ${settings.hotTokenCache ? 'on' : 'off'}; cold: both off; miss: response cache off, token cache on)${others.includes('postgraphile') ? ', postgraphile: PostGraphile 5 (amber preset, grafserv on node:http, one process, no auth) for Q0..Q3' : ''}${settings.servicePool ? `, service pool ${settings.servicePool} per worker` : ''}, reference pool ${settings.referencePool}\n\n${table}\n\n`,
+      `, service workers ${settings.workers} (hot: response cache on${settings.hotCacheBytes ? ` with RESPONSE_CACHE_MAX_BYTES=${settings.hotCacheBytes}` : ''}, token cache ${settings.hotTokenCache ? 'on' : 'off'}; cold: both off; miss: response cache off, token cache on)${others.includes('postgraphile') ? ', postgraphile: PostGraphile 5 (amber preset, grafserv on node:http, one process, no auth) for Q0..Q3' : ''}${settings.servicePool ? `, service pool ${settings.servicePool} per worker` : ''}, reference pool ${settings.referencePool}\n` +
+      `service requests: ${settings.trusted ? "trusted documents (documentId); the reference's and the peer's: full documents" : 'full documents (query)'}\n\n${table}\n\n`,
   );
   for (const q of settings.queries) process.stdout.write(`${q}: ${QUERY_LABELS[q]}\n`);
   if (opts.quick)

@@ -27,13 +27,15 @@ import { startPostGraphile, startReference, startService } from './servers.ts';
 import { parseSettings } from './settings.ts';
 import { runReplicaBench } from './replica.ts';
 import { runTenantBench } from './tenants.ts';
+import { manifestOf, pushBenchDocuments, toTrustedBody } from './trusted.ts';
 import { verify } from './verify.ts';
 import { ensureWrk } from './wrk.ts';
 
 /**
  * npm run bench [-- --quick] : the service against the reference server, same load,
  * same run, alternating. npm run bench -- --tenants N: what tenancy costs (tenants.ts); -- --replica: what a
- * read replica takes off the primary and costs the service (replica.ts). See BENCHMARKS.md for the method.
+ * read replica takes off the primary and costs the service (replica.ts). -- --trusted: the service's requests
+ * by documentId, their documents pushed to its default tenant first (trusted.ts). See BENCHMARKS.md for the method.
  */
 
 const { settings, quick, profile, json } = parseSettings();
@@ -91,19 +93,26 @@ async function main(): Promise<number> {
         }
       : { searches: [], nameCursors: [] };
 
+    const bodiesOf = new Map(
+      queries.map((q) => [
+        q,
+        requestBodies(q, dataset.productIds, settings.distinct, (id) => encodeCursor('product', id), selections, find),
+      ]),
+    );
+    // --trusted: the service is sent its documents by id, registered first; the reference and the peer know none.
+    const isService = (s: Server) => (settings.modes as readonly string[]).includes(s.name);
+    const trusted = (s: Server) => settings.trusted && isService(s);
+    if (settings.trusted) {
+      const sent = queries.filter((q) => runsOn(q).some(isService)).flatMap((q) => bodiesOf.get(q)!);
+      await pushBenchDocuments(settings.url, manifestOf(sent), log);
+    }
+
     // Every distinct request must get the same bytes from every service and the reference before any load
     // (the peer: the same data).
     let mismatch = false;
     const files = new Map<string, string>();
     for (const q of queries) {
-      const bodies = requestBodies(
-        q,
-        dataset.productIds,
-        settings.distinct,
-        (id) => encodeCursor('product', id),
-        selections,
-        find,
-      );
+      const bodies = bodiesOf.get(q)!;
       // Zipf draws repeat: the distinct ones are checked, up to the usual count (which also warms the hot cache).
       const distinct = [...new Set(bodies)].slice(0, settings.distinct);
       const problems = await verify(
@@ -111,6 +120,7 @@ async function main(): Promise<number> {
         distinct,
         token,
         runsOn(q).filter((s) => s !== peer),
+        (s, body) => (trusted(s) ? toTrustedBody(body) : body),
       );
       // The peer's bodies: the same ids and page starts in PostGraphile's terms, its answers checked
       // against the reference's in data (their shapes differ).
@@ -134,11 +144,17 @@ async function main(): Promise<number> {
         (compared.length > 1
           ? `${compared.map((s) => s.name).join(' == ')} byte for byte`
           : `${compared[0]!.name}: clean, valid answers`) +
-        (peerBodies ? `, ${PEER_NAME} == reference in data (ids, names, skus, types, prices, order)` : '');
+        (peerBodies ? `, ${PEER_NAME} == reference in data (ids, names, skus, types, prices, order)` : '') +
+        (compared.some(trusted) ? ', the service by documentId' : '');
       log(`${q}: ${bodies.length} requests (${distinct.length} distinct checked), ${checked}`);
       const file = path.join(tmp, `${q}.jsonl`);
       fs.writeFileSync(file, `${bodies.join('\n')}\n`);
       files.set(q, file);
+      if (compared.some(trusted)) {
+        const trustedFile = path.join(tmp, `${q}.trusted.jsonl`);
+        fs.writeFileSync(trustedFile, `${bodies.map(toTrustedBody).join('\n')}\n`);
+        for (const s of compared.filter(trusted)) files.set(`${q}/${s.name}`, trustedFile);
+      }
       if (peerBodies) {
         const peerFile = path.join(tmp, `${q}.${PEER_NAME}.jsonl`);
         fs.writeFileSync(peerFile, `${peerBodies.join('\n')}\n`);
@@ -166,6 +182,7 @@ async function main(): Promise<number> {
         for (const server of order) {
           const key = `${q}/${server.name}`;
           // The peer gets the same requests in its own query language; the same Authorization header, unused.
+          // With --trusted the service gets them by documentId.
           const load = { wrk, threads, connections, bodiesFile: files.get(files.has(key) ? key : q)!, token };
           if (!results.has(key)) results.set(key, emptyTotals());
           await runCase(ctx, load, server, results.get(key)!);

@@ -35,6 +35,9 @@ export function parseSettings(args = process.argv.slice(2)) {
       // The replica bench instead (replica.ts): the miss and hot paths on a throwaway primary, without and
       // with its hot standby.
       replica: { type: 'boolean', default: false },
+      // The service's requests by documentId, their documents registered first (trusted.ts); the reference
+      // and the peer keep full documents.
+      trusted: { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       json: { type: 'string' },
     },
@@ -75,6 +78,7 @@ export function parseSettings(args = process.argv.slice(2)) {
     hotCacheBytes: opts['cache-bytes'],
     tenants: opts.tenants === undefined ? null : Number(opts.tenants),
     replica,
+    trusted: opts.trusted,
   };
   if (
     settings.tenants !== null &&
@@ -82,6 +86,8 @@ export function parseSettings(args = process.argv.slice(2)) {
   )
     throw new Error('--tenants must be 1..9999');
   if (settings.tenants !== null && replica) throw new Error('--tenants and --replica are separate benches');
+  if (settings.trusted && (settings.tenants !== null || replica))
+    throw new Error('--trusted is for the service against the reference, not --tenants or --replica');
   if (!['on', 'off'].includes(opts['token-cache'])) throw new Error('--token-cache must be on or off');
   for (const m of settings.modes)
     if (!(SERVICE_MODES as readonly string[]).includes(m))
