@@ -8,6 +8,7 @@ import {
   type DocumentNode,
   type GraphQLSchema,
 } from 'graphql';
+import { createDocumentCache } from '../parse-caches.ts';
 
 /** The directive (declared in schema/base.graphql) on a field whose answer is the same for every caller. */
 export const SHARED_CACHE_DIRECTIVE = 'sharedCache';
@@ -27,13 +28,20 @@ export function sharedFields(schema: GraphQLSchema): ReadonlySet<string> {
 
 /**
  * Whether answers to a document may be shared: a query selecting only shared fields (and
- * `__typename`) anywhere in the document. Decided once per parsed document (Yoga caches those).
+ * `__typename`) anywhere in the document. Decided once per document text when it is given (execution
+ * sees a fresh copy of the parsed document on every request: generic-auth rewrites it), else once per
+ * parsed document.
  */
 export function createShareability(schema: GraphQLSchema, shared: ReadonlySet<string> = sharedFields(schema)) {
   const decided = new WeakMap<DocumentNode, boolean>();
-  return (document: DocumentNode): boolean => {
-    let answer = decided.get(document);
-    if (answer === undefined) decided.set(document, (answer = onlySharedFields(schema, shared, document)));
+  const byText = createDocumentCache<boolean>();
+  return (document: DocumentNode, text?: string): boolean => {
+    let answer = text === undefined ? decided.get(document) : byText.get(text);
+    if (answer === undefined) {
+      answer = onlySharedFields(schema, shared, document);
+      if (text === undefined) decided.set(document, answer);
+      else byText.set(text, answer);
+    }
     return answer;
   };
 }

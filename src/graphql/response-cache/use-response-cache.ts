@@ -46,7 +46,7 @@ export function entryOf(json: string, owner: string): Entry {
  */
 export function useResponseCache(
   cache: ResponseCache,
-  shareable: (document: DocumentNode) => boolean,
+  shareable: (document: DocumentNode, text?: string) => boolean,
 ): Plugin<GraphQLContext, ServerContext> {
   const misses = new WeakMap<Request, Miss>();
   const serve = (entry: Entry | undefined, setResult: (result: ExecutionResult) => void) => {
@@ -78,7 +78,8 @@ export function useResponseCache(
         return { onExecuteDone: () => cache.catchUp() };
       }
       cache.executing(miss.key, miss);
-      if (!shareable(args.document)) return undefined;
+      const text = (args.contextValue as { params?: { query?: unknown } }).params?.query;
+      if (!shareable(args.document, typeof text === 'string' ? text : undefined)) return undefined;
       return {
         onExecuteDone({ result }) {
           if (isAsyncIterable(result) || result.errors?.length) return;
