@@ -26,8 +26,11 @@ export function createAnswerMediaTypes() {
     /** Notes the media type Yoga answered a request's Accept with, for a regular JSON result. */
     learnFrom(request: Request, response: Response): void {
       if (request.method !== 'POST' || response.status !== 200 || types.size >= 100) return;
+      // Learnt once per Accept: Yoga answers the same Accept with the same type every time.
+      const accept = request.headers.get('accept') ?? '';
+      if (types.has(accept)) return;
       const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
-      if (REGULAR.has(type)) types.set(request.headers.get('accept') ?? '', type);
+      if (REGULAR.has(type)) types.set(accept, type);
     },
   };
 }
