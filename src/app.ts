@@ -5,7 +5,7 @@ import { createCompiledPath } from './graphql/compiled-path.ts';
 import { createGraphQLEndpoint } from './graphql/endpoint.ts';
 import { createAnswerMediaTypes } from './graphql/media-types.ts';
 import { GATEWAY_SECRET_HEADER } from './graphql/federation.ts';
-import { createGraphiQL } from './graphql/graphiql.ts';
+import { createGraphiQL, type GraphiQL } from './graphql/graphiql.ts';
 import {
   createResponseCache,
   createStoredAnswers,
@@ -121,31 +121,28 @@ function onlyForFullDocuments(stored: StoredAnswers, config: Config): StoredAnsw
   };
 }
 
-/** Builds the service from the platform and the modules, without listening or migrating. */
-export async function createApp(config: Config, options: AppOptions): Promise<App> {
-  const { database } = options;
-  const logger = options.logger ?? createLogger(config.logging.level);
-  const metrics = createMetrics();
-  const stopObservingQueries = database.observeQueries(metrics.observeQuery);
-  if (database.poolStats) metrics.watchPool(database.poolStats);
-  const lifecycle = createLifecycle(options.starting ? 'starting' : 'serving');
-
-  const changes = await listenForChanges(config, database, logger);
-  const responseCache = changes && createFollowingCache(config, changes, metrics.registry);
-  if (database.replicas) followReplicas(database.replicas, changes, metrics);
-
-  const tenants = createTenantDirectory(database.db, changes, logger);
-  const modules = createModules({ db: database.db, config, logger, registry: metrics.registry, changes });
-  const parts: ModuleParts[] = Object.values(modules);
-  const graphiql = createGraphiQL(config.graphiql);
-  graphiql.start();
+/**
+ * The /graphql endpoint: Yoga for every document, stored answers and the compiled path for trusted documents
+ * before it, all three answering as Yoga would.
+ */
+function createGraphQL(deps: {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  database: DatabaseHandle<Database>;
+  modules: Modules;
+  parts: ModuleParts[];
+  responseCache: ResponseCache | undefined;
+  graphiql: GraphiQL;
+}) {
+  const { config, logger, metrics, database, modules, parts, responseCache, graphiql } = deps;
   const schema = serviceSchema();
   const contextParts = parts.flatMap((p) => (p.graphqlContext ? [p.graphqlContext] : []));
   const readReplicas = database.replicas !== undefined;
   const trustedDocuments = modules.documents.trustedDocuments?.get;
   // What Yoga answered each Accept with, for the answers sent without it (stored, compiled).
   const mediaTypes = createAnswerMediaTypes();
-  const graphql = createGraphQLEndpoint({
+  return createGraphQLEndpoint({
     yoga: createGraphQLHandler({
       config,
       logger,
@@ -175,6 +172,27 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
     maxInFlightPerToken: config.graphql.maxInFlightPerToken,
     maxInFlightPerUser: config.graphql.maxInFlightPerUser,
   });
+}
+
+/** Builds the service from the platform and the modules, without listening or migrating. */
+export async function createApp(config: Config, options: AppOptions): Promise<App> {
+  const { database } = options;
+  const logger = options.logger ?? createLogger(config.logging.level);
+  const metrics = createMetrics();
+  const stopObservingQueries = database.observeQueries(metrics.observeQuery);
+  if (database.poolStats) metrics.watchPool(database.poolStats);
+  const lifecycle = createLifecycle(options.starting ? 'starting' : 'serving');
+
+  const changes = await listenForChanges(config, database, logger);
+  const responseCache = changes && createFollowingCache(config, changes, metrics.registry);
+  if (database.replicas) followReplicas(database.replicas, changes, metrics);
+
+  const tenants = createTenantDirectory(database.db, changes, logger);
+  const modules = createModules({ db: database.db, config, logger, registry: metrics.registry, changes });
+  const parts: ModuleParts[] = Object.values(modules);
+  const graphiql = createGraphiQL(config.graphiql);
+  graphiql.start();
+  const graphql = createGraphQL({ config, logger, metrics, database, modules, parts, responseCache, graphiql });
   const routes = [
     createIndexRoute({ graphiql: config.graphiql.enabled, metrics: config.metrics.token !== undefined }),
     ...createHealthRoutes(database.db, () => lifecycle.phase === 'serving'),
