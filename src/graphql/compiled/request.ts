@@ -1,4 +1,5 @@
 import { documentHash } from '../plugins/use-trusted-documents.ts';
+import { postParams } from '../post-params.ts';
 
 /** What a POST body naming a trusted document holds; anything else is Yoga's to answer. */
 export interface IdRequest {
@@ -10,27 +11,19 @@ export interface IdRequest {
 const ID_PARAMS = new Set(['documentId', 'extensions', 'variables', 'operationName']);
 
 export function idRequestOf(body: Buffer): IdRequest | undefined {
-  let params: unknown;
-  try {
-    params = JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
-  const { documentId, extensions, variables, operationName } = params as Record<string, unknown>;
-  if (Object.keys(params).some((k) => !ID_PARAMS.has(k))) return undefined;
+  const params = postParams(body, ID_PARAMS);
+  if (!params) return undefined;
+  const { documentId, extensions, variables, operationName } = params;
   if (
     extensions != null &&
     (typeof extensions !== 'object' || Object.keys(extensions).some((k) => k !== 'persistedQuery'))
   )
     return undefined;
-  if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) return undefined;
-  if (operationName != null && typeof operationName !== 'string') return undefined;
   const hash = documentHash(documentId, extensions);
   if (hash === null) return undefined;
   return {
     hash,
     variables: (variables ?? undefined) as Record<string, unknown> | undefined,
-    operationName: operationName ?? undefined,
+    operationName: (operationName ?? undefined) as string | undefined,
   };
 }

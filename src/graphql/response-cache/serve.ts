@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AnswerMediaTypes } from '../media-types.ts';
+import { postParams } from '../post-params.ts';
 import type { Session } from '../../platform/session.ts';
 import type { ResponseCache } from './cache.ts';
 import { cacheSessionOf, etagMatches, responseCacheKey } from './key.ts';
@@ -58,18 +59,11 @@ export function createStoredAnswers(cache: ResponseCache, mediaTypes: AnswerMedi
 export type StoredAnswers = ReturnType<typeof createStoredAnswers>;
 
 function paramsOf(body: Buffer) {
-  if (body.length === 0) return undefined;
-  let params: unknown;
-  try {
-    params = JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
-  const { query, variables, operationName } = params as Record<string, unknown>;
-  if (Object.keys(params).some((k) => !PARAMS.has(k)) || typeof query !== 'string') return undefined;
-  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables)))
-    return undefined;
-  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return undefined;
-  return { query, variables, operationName };
+  const params = postParams(body, PARAMS);
+  if (typeof params?.['query'] !== 'string') return undefined;
+  return {
+    query: params['query'],
+    variables: params['variables'],
+    operationName: params['operationName'] as string | null | undefined,
+  };
 }
