@@ -3,9 +3,12 @@ import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedCatalog } from '../../db/seeds/catalog.ts';
+import { pushDocuments, sha256Hex } from '../../src/modules/documents/service.ts';
+import { serviceSchema } from '../../src/modules/index.ts';
+import { DEFAULT_TENANT_ID, withTenant } from '../../src/platform/tenancy.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { createTestDatabase } from '../support/database.ts';
-import { postGraphQL, tokenFor } from '../support/edge.ts';
+import { postGraphQL, rawGraphQL, tokenFor } from '../support/edge.ts';
 import { request } from '../support/raw-http.ts';
 
 // The embedded database has one connection: a lock held by the test would block
@@ -14,6 +17,7 @@ import { request } from '../support/raw-http.ts';
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
 const PAGE = '{ products(first: 5) { data { id name } } }';
+const METRICS_TOKEN = 'graphql-fairness-metrics-token-0123456789';
 // Distinct queries: identical ones in flight together execute once (the response cache's single flight).
 const pageOf = (first: number) => `{ products(first: ${first}) { data { id name } } }`;
 
@@ -178,7 +182,7 @@ describe.skipIf(!onPostgres)('execution deadline (PostgreSQL)', () => {
   beforeAll(async () => {
     // A statement timeout far beyond the deadline: only the cancellation can end the blocked statement in time.
     t = await startTestApp({
-      env: { GRAPHQL_EXECUTION_TIMEOUT_MS: '300' },
+      env: { GRAPHQL_EXECUTION_TIMEOUT_MS: '300', METRICS_TOKEN },
       database: await createTestDatabase({ statementTimeoutMs: 20_000 }),
     });
     await seedCatalog(t.app.database.db, {
@@ -217,5 +221,34 @@ describe.skipIf(!onPostgres)('execution deadline (PostgreSQL)', () => {
     const again = await postGraphQL(t, token, { query: PAGE });
     expect(again.status).toBe(200);
     expect(again.body.data.products.data).toHaveLength(5);
+
+    // A document by id, answered without Yoga (compiled-path.ts): the same deadline, the same cancel. Not the
+    // text above, whose answer the response cache now holds.
+    const trusted = pageOf(4);
+    await withTenant(DEFAULT_TENANT_ID, () =>
+      pushDocuments(t.app.database.db as never, { [sha256Hex(trusted)]: trusted }, serviceSchema(), t.config.graphql),
+    );
+    const byId = () =>
+      rawGraphQL(t, {
+        token,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ documentId: `sha256:${sha256Hex(trusted)}` }),
+      });
+    const compiledBefore = await compiledAnswers(t);
+    const idLock = await lockProducts(t.database.url!);
+    try {
+      const res = await byId();
+      expect(res.status).toBe(504);
+      expect(res.body.errors[0].extensions).toEqual({ code: 'EXECUTION_TIMEOUT' });
+      await until(async () => (await idLock.waiting()) === 0, 2_000);
+    } finally {
+      await idLock.release();
+    }
+    expect(await compiledAnswers(t)).toBe(compiledBefore + 1);
   });
 });
+
+async function compiledAnswers(t: TestApp): Promise<number> {
+  const res = await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  return Number(/^graphql_compiled_answers_total (\d+)/m.exec(await res.text())?.[1] ?? NaN);
+}
