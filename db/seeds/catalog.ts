@@ -1,4 +1,4 @@
-import { insertProductTrees, type CatalogDb, type NewProductTree } from '../../src/modules/catalog/tools.ts';
+import { analyzeCatalog, insertProductTrees, type CatalogDb, type NewProductTree } from '../../src/modules/catalog/tools.ts';
 
 /**
  * A deterministic catalogue generator: the same seed always yields the same
@@ -158,6 +158,9 @@ export async function seedCatalog(db: CatalogDb, options: SeedOptions): Promise<
   let done = 0;
   let inserted = 0;
   let failed = false;
+  // Statistics refreshed as the catalogue doubles: with autovacuum off or behind, the foreign-key checks of
+  // later batches are otherwise planned for the empty tables they started as and slow down batch by batch.
+  let analyzeAt = 1_000;
   const worker = async () => {
     while (!failed && next < options.products) {
       const start = next;
@@ -175,6 +178,10 @@ export async function seedCatalog(db: CatalogDb, options: SeedOptions): Promise<
         throw err;
       }
       done += end - start;
+      if (done >= analyzeAt && done < options.products) {
+        analyzeAt = done * 2;
+        await analyzeCatalog(db);
+      }
       options.onProgress?.(done, options.products, inserted);
     }
   };

@@ -3,7 +3,7 @@
 // its surface is index.ts.
 export type { CatalogDb } from './tables.ts';
 export { countProducts } from './repository.ts';
-export { insertProductTrees, type NewProductTree } from './writes/bulk-repository.ts';
+export { analyzeCatalog, insertProductTrees, type NewProductTree } from './writes/bulk-repository.ts';
 // admin catalog:export and catalog:import.
 export { exportCatalog } from './writes/catalog-export.ts';
 export { importCatalog, ImportStopped, type ImportItem, type ImportSummary } from './writes/catalog-import.ts';
