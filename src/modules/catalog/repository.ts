@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { PriceMode } from './generated/enums.ts';
 import type { CatalogDb } from './tables.ts';
 import { preparedQuery } from '../../platform/prepared.ts';
+import { epochMs } from '../../platform/instants.ts';
 import type {
   ComponentParent,
   ConfigurationRuleParent,
@@ -35,13 +36,14 @@ const productIdText = sql<string>`product_id::text`.as('product_id');
 const stepIdText = sql<string>`step_id::text`.as('step_id');
 const componentIdText = sql<string>`component_id::text`.as('component_id');
 const priceFloat = sql<number>`price::float8`.as('price');
-const priceCents = sql<number>`(price * 100)::float8`.as('priceCents');
+// Cents scaled as float8 and rounded (numeric arithmetic costs several times more per value): exact for
+// numeric(12,2), whose largest price is 2^40 cents.
+const priceCents = sql<number>`round(price::float8 * 100)`.as('priceCents');
 const basePriceFloat = sql<number>`base_price::float8`.as('basePrice');
-const basePriceCents = sql<number>`(base_price * 100)::float8`.as('basePriceCents');
+const basePriceCents = sql<number>`round(base_price::float8 * 100)`.as('basePriceCents');
 const priceMode = sql<PriceMode>`price_mode`.as('priceMode');
 const minSelections = sql<number>`min_selections`.as('minSelections');
 const maxSelections = sql<number | null>`max_selections`.as('maxSelections');
-const epochMs = (column: string) => sql<number>`(extract(epoch from ${sql.ref(column)}) * 1000)::float8`;
 const createdAtMs = epochMs('created_at').as('createdAt');
 const updatedAtMs = epochMs('updated_at').as('updatedAt');
 // The size of the product's tree (migration 0015): what an answer about it can hold is known before a child is read.

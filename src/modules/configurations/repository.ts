@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { ConfigurationDb, SavedSelectionRow } from './tables.ts';
+import { epochMs } from '../../platform/instants.ts';
 
 export interface ConfigurationRow {
   id: string;
@@ -25,7 +26,6 @@ export interface NewConfiguration {
   productUpdatedAt: number;
 }
 
-const epochMs = (column: string) => sql<number>`(extract(epoch from ${sql.ref(column)}) * 1000)::float8`;
 // Cents as float8: exact below 2^53, far above any total of 1000 numeric(12,2) prices.
 const columns = [
   'id',
