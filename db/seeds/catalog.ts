@@ -1,4 +1,9 @@
-import { analyzeCatalog, insertProductTrees, type CatalogDb, type NewProductTree } from '../../src/modules/catalog/tools.ts';
+import {
+  analyzeCatalog,
+  insertProductTrees,
+  type CatalogDb,
+  type NewProductTree,
+} from '../../src/modules/catalog/tools.ts';
 
 /**
  * A deterministic catalogue generator: the same seed always yields the same
