@@ -37,7 +37,7 @@ const stepIdText = sql<string>`step_id::text`.as('step_id');
 const componentIdText = sql<string>`component_id::text`.as('component_id');
 const priceFloat = sql<number>`price::float8`.as('price');
 // Cents scaled as float8 and rounded (numeric arithmetic costs several times more per value): exact for
-// numeric(12,2), whose largest price is 2^40 cents.
+// numeric(12,2), whose largest price (999,999,999,999 cents) is below 2^40.
 const priceCents = sql<number>`round(price::float8 * 100)`.as('priceCents');
 const basePriceFloat = sql<number>`base_price::float8`.as('basePrice');
 const basePriceCents = sql<number>`round(base_price::float8 * 100)`.as('basePriceCents');
