@@ -175,9 +175,11 @@ describe('npm start on a tree that was never built', () => {
       await expect(fs.stat(path.join(tree, 'dist/schema/catalog/product.graphql'))).resolves.toBeTruthy();
       await expect(fs.stat(path.join(tree, 'dist/graphiql/page.js'))).resolves.toBeTruthy();
       await expect(fs.stat(path.join(tree, 'dist/docs/openapi.json'))).resolves.toBeTruthy();
-      const exited = new Promise((resolve) => child.once('exit', resolve));
+      // 'close', not 'exit': npm can exit before the service it started has closed its embedded database,
+      // whose files the cleanup below would race; the service holds the output pipes until it is gone.
+      const closed = new Promise((resolve) => child.once('close', resolve));
       process.kill(-child.pid!, 'SIGTERM');
-      await exited;
+      await closed;
     } finally {
       await fs.rm(tree, { recursive: true, force: true });
     }
